@@ -1,0 +1,129 @@
+"""The source manifest (``corpus/manifest.toml``): ids, descriptions, layers and checksums."""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import DataError
+from ..model import ParsedSource
+from . import PARSERS
+from .reader import read_source
+
+
+@dataclass
+class SourceEntry:
+    """One source file as the manifest describes it."""
+
+    id: str
+    file: str
+    format: str
+    description: str
+    layers: list[str]
+    sha256: str
+    edition: str = ""
+    rank: int = 99
+
+    def path(self, corpus_dir: Path) -> Path:
+        return corpus_dir / self.file
+
+
+@dataclass
+class Manifest:
+    """The chapter and its sources."""
+
+    corpus_dir: Path
+    chapter_id: str
+    chapter_title: str
+    work_title: str
+    chapter_number: int
+    base: str
+    tables: dict[str, str]
+    sources: list[SourceEntry] = field(default_factory=list)
+
+    def source(self, sid: str) -> SourceEntry:
+        for s in self.sources:
+            if s.id == sid:
+                return s
+        raise KeyError(sid)
+
+    def table(self, name: str) -> Path:
+        return self.corpus_dir / self.tables[name]
+
+    @property
+    def rank(self) -> dict[str, int]:
+        """Witness ranks for breaking ties in the collation (lower ranks higher)."""
+        return {s.id: s.rank for s in self.sources}
+
+
+def sha256_file(path: Path) -> str:
+    """The hex sha256 of a file."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def load_manifest(corpus_dir: Path | str) -> Manifest:
+    """Load and check ``manifest.toml`` in ``corpus_dir``."""
+    corpus_dir = Path(corpus_dir)
+    path = corpus_dir / "manifest.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError("manifest not found", str(path)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError(f"not valid TOML: {exc}", str(path)) from None
+    try:
+        ch = data["chapter"]
+        m = Manifest(
+            corpus_dir=corpus_dir,
+            chapter_id=ch["id"],
+            chapter_title=ch["title"],
+            work_title=ch["work"],
+            chapter_number=int(ch["number"]),
+            base=ch["base"],
+            tables=dict(data["tables"]),
+        )
+        for s in data["source"]:
+            m.sources.append(
+                SourceEntry(
+                    id=s["id"], file=s["file"], format=s["format"], description=s["description"],
+                    layers=list(s["layers"]), sha256=s["sha256"], edition=s.get("edition", ""),
+                    rank=int(s.get("rank", 99)),
+                )
+            )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DataError(f"manifest entry missing or wrong: {exc}", str(path)) from None
+    for s in m.sources:
+        if s.format not in PARSERS:
+            raise DataError(f"source {s.id}: unknown format {s.format!r}", str(path))
+    if m.base not in {s.id for s in m.sources}:
+        raise DataError(f"base witness {m.base!r} is not a source", str(path))
+    return m
+
+
+def verify_checksums(manifest: Manifest) -> None:
+    """Refuse a source whose sha256 differs from the manifest's."""
+    for s in manifest.sources:
+        p = s.path(manifest.corpus_dir)
+        if not p.exists():
+            raise DataError(f"source {s.id} is missing", str(p))
+        got = sha256_file(p)
+        if got != s.sha256:
+            raise DataError(
+                f"checksum changed (manifest {s.sha256[:12]}…, file {got[:12]}…); if the change is "
+                f"intended, update sha256 of {s.id} in manifest.toml",
+                str(p),
+            )
+
+
+def parse_all(manifest: Manifest) -> dict[str, ParsedSource]:
+    """Verify checksums and run each source's parser."""
+    verify_checksums(manifest)
+    out: dict[str, ParsedSource] = {}
+    for s in manifest.sources:
+        p = s.path(manifest.corpus_dir)
+        text = read_source(p)
+        rel = f"corpus/{s.file}"
+        out[s.id] = PARSERS[s.format](s.id, text, rel, chapter_title=manifest.chapter_title)
+    return out

@@ -1,0 +1,603 @@
+"""Step 3: collate the witnesses of the 经/记 and choose the reading text.
+
+The base witness (the manifest's ``base``, w001) is the only complete one: its key is the
+coordinate system. Every paragraph of every other witness is located in the base key (4-gram
+offset voting), aligned to it (difflib), and every place where a witness differs becomes part of a
+collation *site*. At each site each witness's reading is classified:
+
+* ``placeholder`` — it contains a private-use code point, 〓 or ■: the witness has a character
+  there that it could not encode. Not a vote; the character is restored from the others and the
+  code point's meaning is learned (U+E270 = 搢).
+* ``lacuna`` — it is another witness's reading with characters removed that this witness never
+  writes anywhere (a character lost in transcription). Not a vote; restored from the others.
+* ``reading`` — a real reading, which votes.
+
+The reading is chosen by these rules, in order (``docs/collation.md``):
+
+1. **majority** of the voting witnesses of the passage;
+2. on a tie, **attestation**: the reading whose words, with their neighbours in the text, occur
+   more often elsewhere in the corpus (commentary, notes, translation and the rest of the 经/记,
+   the site itself left out) — first with two characters of context, then with one;
+3. on a tie still, the witness **rank** of the manifest (the printed 注疏 edition first).
+
+Where no witness has the right reading, ``corpus/emendations.tsv`` gives it with its evidence;
+the original stays as ``sic``.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import DataError
+from ..model import ParsedSource, Reading, Site, SourceUnit, is_text_char
+from .normalise import Normaliser, is_placeholder, t2s_char
+
+
+@dataclass
+class Stream:
+    """A run of 经/记 text of one witness (a paragraph), as a key with a map back to the source."""
+
+    wit: str
+    para: int
+    key: str
+    pos: list[tuple[SourceUnit, int]]  # for each key char: (unit, offset in unit.text)
+    units: list[SourceUnit]
+
+    def loc(self, j: int) -> tuple[int, int]:
+        """(line, col) of key character ``j`` (or of the end, for j == len)."""
+        if not self.pos:
+            return (0, 0)
+        if j >= len(self.pos):
+            u, o = self.pos[-1]
+            return (u.line, u.col + o + 1)
+        u, o = self.pos[j]
+        return (u.line, u.col + o)
+
+    def diplomatic(self, j1: int, j2: int) -> str:
+        """The source text from key char ``j1`` to key char ``j2 - 1``, punctuation inside kept."""
+        if j2 <= j1:
+            return ""
+        u1, o1 = self.pos[j1]
+        u2, o2 = self.pos[j2 - 1]
+        end2 = o2 + 1
+        for a, b, rep in u2.meta.get("skips", ()):
+            if a == o2 and rep:
+                end2 = b
+        if u1 is u2:
+            return u1.text[o1:end2]
+        parts = [u1.text[o1:]]
+        inside = False
+        for u in self.units:
+            if u is u1:
+                inside = True
+                continue
+            if u is u2:
+                break
+            if inside:
+                parts.append(u.text)
+        parts.append(u2.text[:end2])
+        return "".join(parts)
+
+
+@dataclass
+class Alignment:
+    """One witness stream aligned to the base key."""
+
+    stream: Stream
+    bstart: int
+    bend: int
+    # non-equal ops in base coordinates: (i1, i2, j1, j2) with i2 > i1
+    ops: list[tuple[int, int, int, int]]
+    # for each base position in [bstart, bend): the witness key span aligned to it
+    js: list[int] = field(default_factory=list)
+    je: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        n = self.bend - self.bstart
+        js = list(range(n))
+        je = list(range(1, n + 1))
+        # equal runs shift by the ops before them
+        shift = 0
+        k = 0
+        ops = sorted(self.ops)
+        i = 0
+        while i < n:
+            b = self.bstart + i
+            if k < len(ops) and ops[k][0] == b:
+                i1, i2, j1, j2 = ops[k]
+                js[i], je[i] = j1, j2
+                for t in range(i + 1, i2 - self.bstart):
+                    js[t] = je[t] = j2
+                shift = j2 - (i2 - self.bstart)
+                i = i2 - self.bstart
+                k += 1
+                continue
+            js[i], je[i] = i + shift, i + shift + 1
+            i += 1
+        self.js, self.je = js, je
+
+
+@dataclass
+class Base:
+    """The base witness: key, map back to its clause units, clause ranges in the key."""
+
+    wit: str
+    key: str
+    pos: list[tuple[SourceUnit, int]]
+    clauses: list[tuple[int, int, SourceUnit]]
+
+
+@dataclass
+class Collation:
+    """The result: base, alignments, sites and the learned private-use code points."""
+
+    base: Base
+    alignments: list[Alignment]
+    sites: list[Site]
+    pua: dict[str, dict[str, object]] = field(default_factory=dict)
+    coverage: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+    def reading_key(self) -> str:
+        """The key of the chosen reading text, whole."""
+        out = []
+        i = 0
+        for s in self.sites:
+            out.append(self.base.key[i : s.start])
+            out.append(s.lemma_key)
+            i = s.end
+        out.append(self.base.key[i:])
+        return "".join(out)
+
+
+def _unit_key(norm: Normaliser, u: SourceUnit) -> tuple[str, list[int]]:
+    return norm.key_map(u.text, u.meta.get("skips", ()))
+
+
+def build_base(parsed: ParsedSource, norm: Normaliser) -> Base:
+    """The base key from the clause units of the base witness."""
+    key: list[str] = []
+    pos: list[tuple[SourceUnit, int]] = []
+    clauses = []
+    for u in parsed.units:
+        if u.kind != "text":
+            continue
+        k, idx = _unit_key(norm, u)
+        a = len(key)
+        key.extend(k)
+        pos.extend((u, i) for i in idx)
+        clauses.append((a, len(key), u))
+    return Base(parsed.id, "".join(key), pos, clauses)
+
+
+def witness_streams(parsed: ParsedSource, norm: Normaliser) -> list[Stream]:
+    """The 经/记 paragraphs of a witness as key streams (units grouped by ``meta['para']``)."""
+    groups: dict[int, list[SourceUnit]] = defaultdict(list)
+    order: list[int] = []
+    for u in parsed.units:
+        if u.kind != "text":
+            continue
+        p = int(u.meta.get("para", 0))
+        if p not in groups:
+            order.append(p)
+        groups[p].append(u)
+    streams = []
+    for p in order:
+        key: list[str] = []
+        pos: list[tuple[SourceUnit, int]] = []
+        for u in groups[p]:
+            k, idx = _unit_key(norm, u)
+            key.extend(k)
+            pos.extend((u, i) for i in idx)
+        streams.append(Stream(parsed.id, p, "".join(key), pos, groups[p]))
+    return streams
+
+
+def _locate(
+    base_key: str, grams: dict[str, list[int]], key: str, hint: int = 0, n: int = 4
+) -> int | None:
+    """Offset of ``key`` in ``base_key`` by 4-gram offset voting.
+
+    Among offsets with nearly the best vote, the one nearest after ``hint`` (where the witness's
+    previous paragraph ended) wins, so that a short paragraph repeating words of its neighbour is
+    put in its place.
+    """
+    votes: Counter[int] = Counter()
+    for j in range(len(key) - n + 1):
+        for i in grams.get(key[j : j + n], ()):
+            votes[i - j] += 1
+    if not votes:
+        return None
+    top = max(votes.values())
+    if top < max(2, (len(key) - n + 1) // 5):
+        return None
+    good = [o for o, c in votes.items() if c >= top * 0.6]
+    after = [o for o in good if o >= hint - 8]
+    return min(after or good, key=lambda o: (abs(o - hint), -votes[o]))
+
+
+def align_stream(
+    base: Base, grams: dict[str, list[int]], st: Stream, hint: int = 0
+) -> Alignment | None:
+    """Align one witness stream to the base key, or None if it is not found there.
+
+    ``hint`` is where the witness's previous paragraph ended: a short paragraph (fewer than
+    eight characters) is looked for from there on.
+    """
+    if len(st.key) < 8:
+        at = base.key.find(st.key, max(0, hint - 8))
+        off = at if at >= 0 else None
+    else:
+        off = _locate(base.key, grams, st.key, hint)
+    if off is None:
+        return None
+    bstart = off
+    bend = off + len(st.key)
+    if len(st.key) >= 16:
+        # the end may have drifted by the witness's insertions and omissions: vote on the tail
+        tail = st.key[-12:]
+        d_end = _locate(base.key, grams, tail, off + len(st.key) - 12)
+        if d_end is not None and abs(d_end + 12 - bend) <= max(8, len(st.key) // 20):
+            bend = d_end + 12
+    # a little room either side; base characters the witness lacks at the edges are trimmed
+    bstart, bend = max(0, bstart - 6), min(len(base.key), bend + 6)
+    sm = difflib.SequenceMatcher(None, base.key[bstart:bend], st.key, autojunk=False)
+    codes = sm.get_opcodes()
+    # trim base characters at either edge that the witness does not have (window too wide)
+    if codes and codes[0][0] == "delete":
+        bstart += codes[0][2]
+    if codes and codes[-1][0] == "delete" and len(codes) > 1:
+        bend -= codes[-1][2] - codes[-1][1]
+    elif codes and codes[-1][0] == "replace" and len(codes) > 1:
+        _t, i1, i2, j1, j2 = codes[-1]
+        want = _span_len(st.key[j1:j2])
+        if i2 - i1 > want:
+            bend -= (i2 - i1) - want
+    sm = difflib.SequenceMatcher(None, base.key[bstart:bend], st.key, autojunk=False)
+    ops = []
+    n = bend - bstart
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 == i2:  # insertion: attach to the base character before (or after, at the start)
+            if i1 > 0:
+                i1 -= 1
+                j1 -= 1
+            elif i2 < n:
+                i2 += 1
+                j2 += 1
+            else:
+                continue
+        ops.append((bstart + i1, bstart + i2, j1, j2))
+    ops = _merge_touching(ops)
+    return Alignment(st, bstart, bend, ops)
+
+
+def _span_len(wkey: str) -> int:
+    """How many base characters a witness key span stands for: a run of placeholders is one."""
+    n = 0
+    prev_ph = False
+    for c in wkey:
+        ph = is_placeholder(c)
+        if not (ph and prev_ph):
+            n += 1
+        prev_ph = ph
+    return n
+
+
+def _merge_touching(ops: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    ops.sort()
+    out: list[tuple[int, int, int, int]] = []
+    for op in ops:
+        if out and op[0] < out[-1][1]:
+            a = out[-1]
+            out[-1] = (a[0], max(a[1], op[1]), min(a[2], op[2]), max(a[3], op[3]))
+        else:
+            out.append(op)
+    return out
+
+
+def _reading(al: Alignment, s: int, e: int) -> tuple[str, int, int]:
+    """The witness's key reading for base range [s, e), with its key span (j1, j2)."""
+    j1 = al.js[s - al.bstart]
+    j2 = al.je[e - 1 - al.bstart]
+    return al.stream.key[j1:j2], j1, j2
+
+
+class Collator:
+    """Collates the witnesses; see the module docstring for the rules."""
+
+    def __init__(
+        self,
+        parsed: dict[str, ParsedSource],
+        base_id: str,
+        rank: dict[str, int],
+        norm: Normaliser,
+        emendations: list[dict[str, str]] | None = None,
+    ) -> None:
+        self.parsed = parsed
+        self.norm = norm
+        self.rank = rank
+        self.base = build_base(parsed[base_id], norm)
+        self.emendations = emendations or []
+        self.repertoire = {
+            sid: set(norm.key(p.text)) for sid, p in parsed.items()
+        }
+        self._attest: list[str] | None = None
+
+    # -- attestation --------------------------------------------------------------------------
+    def _attestation_texts(self) -> list[str]:
+        if self._attest is None:
+            texts = []
+            for p in self.parsed.values():
+                for u in p.units:
+                    if u.kind != "text":
+                        texts.append(_unit_key(self.norm, u)[0])
+            self._attest = texts
+        return self._attest
+
+    def _count(self, pattern: str, masked: list[str]) -> int:
+        if not pattern:
+            return 0
+        return sum(t.count(pattern) for t in self._attestation_texts()) + sum(
+            t.count(pattern) for t in masked
+        )
+
+    def attestation(self, s: int, e: int, cands: list[str], als: list[Alignment]) -> list[tuple[int, ...]]:
+        """Per candidate: attestation counts at context 2 and context 1."""
+        K = self.base.key
+        masked = [K[: max(0, s - 3)] + "|" + K[e + 3 :]]
+        for al in als:
+            _r, j1, j2 = _reading(al, max(s, al.bstart), min(e, al.bend))
+            k = al.stream.key
+            masked.append(k[: max(0, j1 - 3)] + "|" + k[j2 + 3 :])
+        # context: up to two characters either side, not beyond the base clause
+        c0, c1 = self._clause_bounds(s, e)
+        L, R = K[max(c0, s - 2) : s], K[e : min(c1, e + 2)]
+        scores = []
+        for r in cands:
+            t1 = [L[-2:] + r, L[-1:] + r + R[:1], r + R[:2]]
+            t2 = [L[-1:] + r, r + R[:1]] if r else [L[-1:] + R[:1]]
+            scores.append(
+                (sum(self._count(p, masked) for p in t1 if len(p) >= 2),
+                 sum(self._count(p, masked) for p in t2 if len(p) >= 2))
+            )
+        return scores
+
+    def _clause_bounds(self, s: int, e: int) -> tuple[int, int]:
+        lo, hi = 0, len(self.base.key)
+        for a, b, _u in self.base.clauses:
+            if a <= s < b or (s == b and e == b):
+                lo = a
+            if a < e <= b:
+                hi = b
+                break
+        return lo, hi
+
+    # -- collation ------------------------------------------------------------------------------
+    def run(self) -> Collation:
+        K = self.base.key
+        grams: dict[str, list[int]] = defaultdict(list)
+        for i in range(len(K) - 3):
+            grams[K[i : i + 4]].append(i)
+        alignments: list[Alignment] = []
+        for sid, p in self.parsed.items():
+            if sid == self.base.wit:
+                continue
+            hint = 0
+            for st in witness_streams(p, self.norm):
+                al = align_stream(self.base, grams, st, hint)
+                if al is None:
+                    u = st.units[0]
+                    raise DataError(
+                        f"witness paragraph {st.para} ({st.key[:12]}…) is not found in the base text "
+                        f"{self.base.wit}", self.parsed[sid].path, u.line,
+                    )
+                alignments.append(al)
+                hint = al.bend
+        # sites: union of the ranges where some witness differs
+        ranges = sorted(
+            (i1, i2, id(al)) for al in alignments for (i1, i2, _j1, _j2) in al.ops
+        )
+        merged: list[list[int]] = []
+        owners: list[set[int]] = []
+        for a, b, who in ranges:
+            # overlapping ranges are one site; so are two changes of one witness one character
+            # apart (a transposition: 皆降 for 降阶)
+            if merged and (a < merged[-1][1] or (a - merged[-1][1] <= 1 and who in owners[-1])):
+                merged[-1][1] = max(merged[-1][1], b)
+                owners[-1].add(who)
+            else:
+                merged.append([a, b])
+                owners.append({who})
+        sites = [self._site(a, b, alignments) for a, b in merged]
+        sites = self._apply_emendations(sites, alignments)
+        col = Collation(self.base, alignments, sites)
+        col.pua = self._learn_placeholders(sites)
+        for al in alignments:
+            col.coverage.setdefault(al.stream.wit, []).append((al.bstart, al.bend))
+        return col
+
+    def _site(self, s: int, e: int, alignments: list[Alignment]) -> Site:
+        base_u = self.base.pos[s][0]
+        K = self.base.key
+        covering = [al for al in alignments if al.bstart <= s and e <= al.bend]
+        readings = [
+            Reading(self.base.wit, K[s:e], self._base_dip(s, e), base_u.line,
+                    base_u.col + self.base.pos[s][1])
+        ]
+        for al in covering:
+            k, j1, j2 = _reading(al, s, e)
+            line, colno = al.stream.loc(j1)
+            readings.append(Reading(al.stream.wit, k, al.stream.diplomatic(j1, j2), line, colno))
+        for r in readings:
+            r.status = self._status(r, readings)
+        voting = [r for r in readings if r.status == "reading"]
+        groups: dict[str, list[Reading]] = defaultdict(list)
+        for r in voting:
+            groups[r.key].append(r)
+        if not groups:
+            raise DataError(f"no witness has a readable text at base offset {s}", self.parsed[self.base.wit].path, base_u.line)
+        kind = "variant" if len(groups) > 1 else "restored"
+        if len(groups) == 1:
+            chosen = next(iter(groups))
+            silent = [r for r in readings if r.status != "reading"]
+            why = ", ".join(
+                f"{r.wit} has {'an unencoded character' if r.status == 'placeholder' else 'lost the character'}"
+                for r in silent
+            )
+            rule = f"restored from {'+'.join(r.wit for r in groups[chosen])} ({why})"
+        else:
+            chosen, rule = self._choose(s, e, groups, covering)
+        wits = groups[chosen]
+        lemma = self._lemma_text(chosen, wits)
+        return Site(s, e, kind, lemma, chosen, [r.wit for r in wits], readings, rule)
+
+    def _base_dip(self, s: int, e: int) -> str:
+        if e <= s:
+            return ""
+        u1, o1 = self.base.pos[s]
+        u2, o2 = self.base.pos[e - 1]
+        if u1 is u2:
+            return u1.text[o1 : o2 + 1]
+        return "".join(u.text[o] for u, o in self.base.pos[s:e])
+
+    def _status(self, r: Reading, readings: list[Reading]) -> str:
+        if any(is_placeholder(c) for c in r.key):
+            return "placeholder"
+        rep = self.repertoire.get(r.wit, set())
+        for other in readings:
+            if other is r or other.key == r.key:
+                continue
+            if any(is_placeholder(c) for c in other.key):
+                continue
+            missing = [c for c in other.key if c not in rep]
+            if missing and "".join(c for c in other.key if c in rep) == r.key:
+                return "lacuna"
+        return "reading"
+
+    def _choose(
+        self, s: int, e: int, groups: dict[str, list[Reading]], covering: list[Alignment]
+    ) -> tuple[str, str]:
+        total = sum(len(v) for v in groups.values())
+        ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))
+        top = len(ranked[0][1])
+        tied = [k for k, v in ranked if len(v) == top]
+        if len(tied) == 1:
+            return tied[0], f"majority ({top} of {total} witnesses)"
+        scores = self.attestation(s, e, tied, covering)
+        for tier, ctx in ((0, 2), (1, 1)):
+            vals = [sc[tier] for sc in scores]
+            best = max(vals)
+            if vals.count(best) == 1:
+                k = tied[vals.index(best)]
+                detail = ", ".join(f"{c or '∅'} {v}" for c, v in zip(tied, vals, strict=True))
+                return k, f"tie {top}:{top}; attestation elsewhere in the corpus with {ctx} character(s) of context ({detail})"
+        best_rank = min(tied, key=lambda k: min(self.rank.get(r.wit, 99) for r in groups[k]))
+        w = min(groups[best_rank], key=lambda r: self.rank.get(r.wit, 99)).wit
+        return best_rank, f"tie {top}:{top}, no attestation decides; witness rank ({w} ranks highest)"
+
+    def _lemma_text(self, key: str, wits: list[Reading]) -> str:
+        """The reading-text form of the chosen reading: the base's if it has it, else the
+        highest-ranked witness's, without punctuation and folded to simplified script."""
+        for r in wits:
+            if r.wit == self.base.wit:
+                return "".join(c for c in r.text if is_text_char(c))
+        best = min(wits, key=lambda r: self.rank.get(r.wit, 99))
+        return "".join(t2s_char(c) for c in best.text if is_text_char(c))
+
+    # -- emendations ----------------------------------------------------------------------------
+    def _apply_emendations(self, sites: list[Site], alignments: list[Alignment]) -> list[Site]:
+        K = self.base.key
+        for row in self.emendations:
+            ctx, sic, corr = self.norm.key(row["context"]), self.norm.key(row["sic"]), row["corr"]
+            at = K.find(ctx)
+            if at < 0 or K.find(ctx, at + 1) >= 0:
+                raise DataError(
+                    f"emendation context {row['context']!r} must occur exactly once in the base text "
+                    f"({'not found' if at < 0 else 'found more than once'})", row["_file"], int(row["_line"]),
+                )
+            k = ctx.find(sic)
+            if k < 0:
+                raise DataError(f"emendation: sic {row['sic']!r} is not in its context", row["_file"], int(row["_line"]))
+            s, e = at + k, at + k + len(sic)
+            existing = [st for st in sites if st.start < e and s < st.end]
+            for st in existing:
+                sites.remove(st)
+            site = self._site(min([s] + [x.start for x in existing]), max([e] + [x.end for x in existing]), alignments)
+            before = K[site.start : s]
+            after = K[e : site.end]
+            site.kind = "emendation"
+            site.sic = site.lemma
+            site.lemma = before + corr + after
+            site.lemma_key = self.norm.key(site.lemma)
+            site.lemma_wits = []
+            site.rule = "emendation (corpus/emendations.tsv): no witness has the right reading"
+            site.evidence = row["evidence"]
+            sites.append(site)
+        sites.sort(key=lambda x: x.start)
+        return sites
+
+    # -- private-use code points ----------------------------------------------------------------
+    def _learn_placeholders(self, sites: list[Site]) -> dict[str, dict[str, object]]:
+        learned: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+        where: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for st in sites:
+            for r in st.readings:
+                if r.status != "placeholder":
+                    continue
+                ph = "".join(c for c in r.key if is_placeholder(c))
+                # the placeholder stands for the chosen characters the witness lacks
+                rest = [c for c in r.key if not is_placeholder(c)]
+                target = list(st.lemma_key)
+                for c in rest:
+                    if c in target:
+                        target.remove(c)
+                learned[(r.wit, r.key)][
+                    "".join(target) if len(target) <= 2 else st.lemma_key
+                ] += 1
+                where[(r.wit, r.key)].append(f"{r.line}:{r.col}")
+                del ph
+        out: dict[str, dict[str, object]] = {}
+        for (wit, seq), cnt in sorted(learned.items()):
+            ch, n = cnt.most_common(1)[0]
+            out[f"{wit}:{seq}"] = {
+                "witness": wit,
+                "sequence": seq,
+                "codepoints": " ".join(f"U+{ord(c):04X}" if is_placeholder(c) else c for c in seq),
+                "character": ch,
+                "count": n,
+                "consistent": len(cnt) == 1,
+                "where": where[(wit, seq)],
+            }
+        return out
+
+
+def load_emendations(path: Path | str) -> list[dict[str, str]]:
+    """Read ``corpus/emendations.tsv``: context, sic, corr, evidence (``#`` comments)."""
+    p = Path(path)
+    try:
+        lines = p.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise DataError(f"cannot read emendation table: {exc.strerror}", str(p)) from None
+    rows = []
+    header = None
+    for i, ln in enumerate(lines, start=1):
+        if not ln.strip() or ln.startswith("#"):
+            continue
+        cells = next(csv.reader([ln], delimiter="\t"))
+        if header is None:
+            header = [c.strip() for c in cells]
+            if header[:4] != ["context", "sic", "corr", "evidence"]:
+                raise DataError("emendation table must start with the header context, sic, corr, evidence", str(p), i)
+            continue
+        if len(cells) < 4 or not all(c.strip() for c in cells[:4]):
+            raise DataError("emendation row needs context, sic, corr and evidence", str(p), i)
+        row = dict(zip(header, cells, strict=False))
+        row["_file"] = str(p)
+        row["_line"] = str(i)
+        rows.append(row)
+    return rows

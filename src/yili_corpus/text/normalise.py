@@ -1,0 +1,119 @@
+"""Step 2: the normalised key used for searching, matching and alignment.
+
+The key of a text keeps only its text characters (CJK ideographs and private-use code points,
+plus the placeholder mark 〓), folds traditional to simplified with OpenCC (character by
+character, so every key character maps back to one offset of the diplomatic text) and folds
+variant forms through the table ``corpus/variants.tsv``. The diplomatic text is never changed.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from ..errors import DataError
+from ..model import is_text_char
+
+GETA = "\u3013"
+
+
+@lru_cache(maxsize=1)
+def _opencc():  # type: ignore[no-untyped-def]
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+@lru_cache(maxsize=65536)
+def t2s_char(ch: str) -> str:
+    """Fold one character from traditional to simplified (OpenCC t2s); one character out."""
+    out = _opencc().convert(ch)
+    return out if len(out) == 1 else ch
+
+
+@dataclass
+class VariantTable:
+    """Variant forms and their normal form, each with where it was seen."""
+
+    fold: dict[str, str] = field(default_factory=dict)
+    seen: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path | str) -> VariantTable:
+        """Read ``form<TAB>normal<TAB>seen`` rows; ``#`` starts a comment line."""
+        t = cls()
+        p = Path(path)
+        try:
+            lines = p.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise DataError(f"cannot read variant table: {exc.strerror}", str(p)) from None
+        rows = [ln for ln in lines if ln.strip() and not ln.startswith("#")]
+        reader = csv.reader(rows, delimiter="\t")
+        header = next(reader, None)
+        if header is None or [h.strip() for h in header[:3]] != ["form", "normal", "seen"]:
+            raise DataError("variant table must start with the header form, normal, seen", str(p), 1)
+        for i, row in enumerate(reader, start=2):
+            if len(row) < 3 or len(row[0]) != 1 or len(row[1]) != 1 or not row[2].strip():
+                raise DataError(f"bad variant row {row!r}: one character, one character, a note", str(p), i)
+            form, normal = row[0], row[1]
+            t.fold[form] = normal
+            t.seen[form] = row[2].strip()
+        return t
+
+
+class Normaliser:
+    """Builds keys: text characters only, OpenCC t2s, then the variant table."""
+
+    def __init__(self, variants: VariantTable | None = None) -> None:
+        self.variants = variants or VariantTable()
+
+    def char(self, ch: str) -> str:
+        """The key of one text character: t2s, the variant table, t2s of the normal form."""
+        fold = self.variants.fold
+        s = t2s_char(ch)
+        normal = fold.get(ch) or fold.get(s)
+        return t2s_char(normal) if normal else s
+
+    def key(self, text: str) -> str:
+        """The key of ``text``."""
+        return self.key_map(text)[0]
+
+    def key_map(
+        self, text: str, skips: Iterable[tuple[int, int, str]] = ()
+    ) -> tuple[str, list[int]]:
+        """The key of ``text`` and, for every key character, its offset in ``text``.
+
+        ``skips`` are ``(start, end, replacement)`` spans of ``text`` to leave out (markers) or
+        to replace by one placeholder character (``replacement``).
+        """
+        out: list[str] = []
+        idx: list[int] = []
+        sk = sorted(skips)
+        k = 0
+        i = 0
+        n = len(text)
+        while i < n:
+            if k < len(sk) and i >= sk[k][0]:
+                a, b, rep = sk[k]
+                k += 1
+                if rep:
+                    out.append(rep)
+                    idx.append(a)
+                i = max(i, b)
+                continue
+            ch = text[i]
+            if ch == GETA or is_text_char(ch):
+                out.append(GETA if ch == GETA else self.char(ch))
+                idx.append(i)
+            i += 1
+        return "".join(out), idx
+
+
+def is_placeholder(ch: str) -> bool:
+    """True for a key character that stands for an unknown or unencoded character."""
+    from ..model import is_private_use
+
+    return ch == GETA or ch == "■" or is_private_use(ch)
