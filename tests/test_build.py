@@ -1,0 +1,230 @@
+"""The build on the real corpus: sections, reading text, coverage, collation, restoration."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from yili_corpus.build import BuildResult, run_build
+from yili_corpus.errors import DataError
+from yili_corpus.model import is_text_char
+from yili_corpus.text.segment import load_sections
+
+from .conftest import CORPUS
+
+
+def section(built: BuildResult, n: int):
+    return next(s for s in built.sections if s.n == n)
+
+
+def test_exactly_53_sections_51_jing_2_ji(built: BuildResult) -> None:
+    assert [s.n for s in built.sections] == list(range(1, 54))
+    assert [s.kind for s in built.sections].count("jing") == 51
+    assert [s.kind for s in built.sections[-2:]] == ["ji", "ji"]
+
+
+def test_every_section_begins_with_its_incipit(built: BuildResult) -> None:
+    rows = load_sections(CORPUS / "sections.tsv")
+    for s, r in zip(built.sections, rows, strict=True):
+        assert built.norm.key(s.text).startswith(built.norm.key(r.incipit)), s.n
+
+
+def test_reading_text_accounts_for_every_character_of_w001(built: BuildResult) -> None:
+    """The sections' text, concatenated, is w001's text with only the recorded changes."""
+    raw = (CORPUS / "001_2a8121061e9dfe52.txt").read_text(encoding="utf-8")
+    title = "乡射礼"
+    assert raw.startswith(title + " ")
+    chars = [c for c in raw[len(title):] if is_text_char(c)]
+    col = built.collation
+    assert len(chars) == len(col.base.key)
+    out: list[str] = []
+    i = 0
+    for s in col.sites:
+        assert s.kind in ("variant", "restored", "emendation") and s.rule
+        out.extend(chars[i:s.start])
+        out.append(s.lemma)
+        i = s.end
+    out.extend(chars[i:])
+    assert "".join(out) == "".join(s.text for s in built.sections)
+    # and every change is one of the recorded ones: no other difference
+    changed = sum(1 for s in col.sites if "".join(chars[s.start:s.end]) != s.lemma)
+    assert changed == len([s for s in col.sites if s.readings[0].text != s.lemma])
+
+
+def test_coverage_at_least_995_per_mille_and_noise_pinned(built: BuildResult) -> None:
+    for c in built.coverage.values():
+        assert c["read"] == c["placed"] + c["noise"]
+        assert c["placed_share"] >= 0.995, c["source"]
+    noise = sorted(
+        (c["source"], z["line"], z["text"], z["reason"].split(" (")[0])
+        for c in built.coverage.values() for z in c["noise_items"]
+    )
+    assert noise == [
+        ("w000", 1, "乡礼", "page title"),
+        ("w000", 43, "<b>译文</b>", "heading 译文"),
+        ("w001", 1, "乡射礼", "title line of the page"),
+        ("w002", 1, "乡射礼第五", "page title"),
+        ("w002", 2, "乡射礼第五 (第2/3页)", "page header"),
+        ("w002", 142, "【译文】", "heading 【译文】 that opens the translation"),
+        ("w002", 161, "（本章未完，请点击下一页继续阅读）", "navigation text of the web page"),
+        ("w003", 1, "仪礼注疏", "book title at the head of the page"),
+        ("w003", 55, "●卷十二乡射礼第五", "volume marker of the printed edition"),
+        ("w004", 1, "[生僻字详见原文]", "placeholder for a character the transcription could not type"),
+    ]
+    damaged = next(z for z in built.coverage["w000"]["noise_items"] if z["line"] == 1)
+    assert "damaged" in damaged["reason"]
+
+
+def test_restored_characters_in_the_w003_span(built: BuildResult) -> None:
+    restored = [s for s in built.collation.sites if s.kind == "restored" and 16 <= s.section <= 22]
+    assert restored, "no restored characters"
+    for s in restored:
+        ph = next(r for r in s.readings if r.wit == "w003")
+        assert ph.status == "placeholder"
+        assert s.lemma_wits == ["w001"]  # restored from the only other witness of the span
+    got = {(s.section, s.lemma) for s in restored}
+    assert {(19, "搢"), (20, "搢"), (22, "楅"), (18, "笴"), (19, "弣"), (18, "适")} <= got
+    # 搢三而挟一个 reads whole in the reading text of section 19, where w003 has U+E270
+    s19 = section(built, 19)
+    assert "搢三而挟一个" in s19.text
+    assert any(s.section == 19 and s.lemma == "搢" and "\ue270" in s.readings[1].text for s in restored)
+    assert sum(1 for s in restored if s.section == 22 and s.lemma == "楅") == 6
+    assert "设楅" in section(built, 22).text
+
+
+def test_private_use_code_points_learned(built: BuildResult) -> None:
+    learned = {(v["witness"], v["sequence"]): v["character"] for v in built.collation.pua.values()}
+    assert learned[("w003", "\ue270")] == "搢"
+    assert learned[("w003", "\ue7a1")] == "适"
+    assert learned[("w003", "\ue3ab\ue4a4")] == "楅"
+    assert learned[("w003", "\ue13d")] == "笴"
+    assert learned[("w001", "\uef4d")] == "旜"
+    assert all(v["consistent"] for v in built.collation.pua.values())
+
+
+def test_reading_text_readings(built: BuildResult) -> None:
+    assert "弟子说束" in section(built, 17).text
+    assert "说东" not in section(built, 17).text
+    assert "诸侯麋侯" in section(built, 52).text
+    assert "古者于旅也语" in section(built, 52).text
+    assert "宾及众宾皆降复初位" in section(built, 10).text
+    assert "迁乐于下" in section(built, 18).text
+    assert "合足而俟" in section(built, 21).text
+    assert "龙旜" in section(built, 53).text
+
+
+def test_variants_are_listed_with_the_rule_that_chose_them(built: BuildResult) -> None:
+    sites = built.collation.sites
+    by = {(s.section, s.lemma): s for s in sites if s.kind in ("variant", "emendation")}
+    shu = by[(17, "束")]
+    assert {r.wit: r.text for r in shu.readings} == {"w001": "东", "w003": "束"}
+    assert shu.rule.startswith("tie 1:1; attestation")
+    mi = by[(52, "麋")]
+    assert mi.rule == "majority (2 of 3 witnesses)"
+    assert {r.wit: r.text for r in mi.readings} == {"w001": "糜", "w000": "麋", "w004": "麋"}
+    zhe = by[(52, "者")]
+    assert {r.wit: r.text for r in zhe.readings}["w001"] == "来"
+    # w003's own slips lose on attestation, not by rank
+    assert by[(18, "下")].rule.startswith("tie 1:1; attestation")
+    assert by[(21, "俟")].rule.startswith("tie 1:1; attestation")
+    # a transposition is one site
+    assert by[(52, "夫降阶")].readings[-1].text == "夫皆降"
+    for s in sites:
+        assert s.section is not None and 1 <= s.section <= 53
+
+
+def test_emendation_keeps_the_original_as_sic(built: BuildResult) -> None:
+    em = [s for s in built.collation.sites if s.kind == "emendation"]
+    assert len(em) == 1
+    e = em[0]
+    assert (e.section, e.sic, e.lemma) == (10, "皆宾", "皆降")
+    assert "宾与众宾亦皆下堂" in e.evidence
+    assert e.readings[0].wit == "w001" and e.readings[0].text == "皆宾"
+
+
+def test_orthographic_variants_are_folded_not_listed(built: BuildResult) -> None:
+    """荅/答, 筭/算, 闲/间 … differ in form only: the key folds them (corpus/variants.tsv)."""
+    lemmas = {s.lemma for s in built.collation.sites if s.kind == "variant"}
+    assert not lemmas & {"答", "算", "筭", "间", "闲", "膱", "蛇", "髹", "余"}
+
+
+def test_ids_and_paragraphs(built: BuildResult) -> None:
+    ids = set()
+    for s in built.sections:
+        assert s.id == f"xiangsheli.{s.n}"
+        for p in s.paragraphs:
+            assert p.id == f"{s.id}.{p.n}"
+            assert p.clauses
+            for c in p.clauses:
+                assert re.fullmatch(rf"{re.escape(p.id)}\.\d+", c.id)
+                ids.add(c.id)
+    assert len(ids) == sum(len(p.clauses) for s in built.sections for p in s.paragraphs)
+    # 003's 经 paragraphs give the breaks of sections 16–22; its first line starts mid-paragraph
+    s17 = section(built, 17)
+    assert [p.text[:5] for p in s17.paragraphs] == ["司正为司马", "司马命张侯", "司马又命获", "获者由西方"]
+    assert len(section(built, 16).paragraphs) == 1
+    # the translation's paragraph breaks: section 10 has three translation paragraphs
+    assert len(section(built, 10).paragraphs) == 3
+
+
+def test_translation_paragraphs_go_to_their_sections(built: BuildResult) -> None:
+    col = built.collation
+    got = {}
+    for t in built.translations:
+        a = col.base.clauses[t.first][0]
+        sec = next(s.n for s in built.sections if s.start <= a < s.end)
+        got[(t.unit.source, t.unit.line)] = sec
+    w002 = [got[("w002", line)] for line in range(143, 161)]
+    assert w002 == [1, 2, 3, 4, 5, 5, 6, 7, 7, 8, 8, 9, 10, 10, 10, 11, 12, 13]
+    assert got[("w004", 3)] == 52 and got[("w004", 7)] == 53
+    merged = sum(len(t.duplicates) for t in built.translations)
+    assert merged == 13  # all of w000's translation paragraphs repeat w002's
+
+
+def test_layers_per_section(built: BuildResult) -> None:
+    for s in built.sections:
+        assert (s.kind in s.layers) and s.layers[s.kind] >= 1
+        if 16 <= s.n <= 22:
+            assert {"zhu", "shu"} <= set(s.layers), s.n
+        else:
+            assert not {"zhu", "shu"} & set(s.layers), s.n
+        if s.n <= 13 or s.n >= 52:
+            assert "trans" in s.layers, s.n
+        else:
+            assert "trans" not in s.layers, s.n
+    assert "note" in section(built, 52).layers and "note" in section(built, 53).layers
+
+
+def test_changed_source_is_refused(corpus_copy: Path) -> None:
+    p = corpus_copy / "001_2a8121061e9dfe52.txt"
+    p.write_text(p.read_text(encoding="utf-8").replace("说东", "说束"), encoding="utf-8")
+    with pytest.raises(DataError, match=r"001_2a8121061e9dfe52.txt: checksum changed .*update sha256 of w001"):
+        run_build(corpus_copy)
+
+
+def test_section_table_out_of_order_is_refused(corpus_copy: Path) -> None:
+    t = corpus_copy / "sections.tsv"
+    lines = t.read_text(encoding="utf-8").splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("3\t"))
+    lines[i], lines[i + 1] = lines[i + 1], lines[i]
+    t.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"sections.tsv:\d+: sections out of order"):
+        run_build(corpus_copy)
+
+
+def test_incipit_not_found_names_the_table_line(corpus_copy: Path) -> None:
+    t = corpus_copy / "sections.tsv"
+    text = t.read_text(encoding="utf-8").replace("司正为司马", "司正为司徒")
+    t.write_text(text, encoding="utf-8")
+    lineno = next(i for i, ln in enumerate(text.splitlines(), 1) if "司正为司徒" in ln)
+    with pytest.raises(DataError, match=rf"sections.tsv:{lineno}: section 17: incipit"):
+        run_build(corpus_copy)
+
+
+def test_bad_emendation_context_is_refused(corpus_copy: Path) -> None:
+    t = corpus_copy / "emendations.tsv"
+    t.write_text(t.read_text(encoding="utf-8").replace("主人降宾及众宾皆宾复初位", "宾"), encoding="utf-8")
+    with pytest.raises(DataError, match="must occur exactly once"):
+        run_build(corpus_copy)
