@@ -76,8 +76,9 @@ def parse(source_id: str, text: str, path: str, **options: object) -> ParsedSour
             if expected is None or (n == expected and at_break):
                 starts.append((m.start(), m.end(), n))
                 expected = n + 1
-            elif m.start() == c0:
-                raise lt.error(f"note numbering: expected （{expected}）, found （{n}）", lineno)
+            elif m.start() == c0 or (at_break and n > expected):
+                # a number that skips ahead where a note would start: a lost or misnumbered note
+                raise lt.error(f"note numbering: expected （{expected}）, found （{n}） at column {m.start()}", lineno)
         if expected is None:
             # before the first note: a page title, or the tail of a note begun on the page before
             if not re.search(r"[。，：]", s) and len(s) <= 20:

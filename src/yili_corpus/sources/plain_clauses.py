@@ -34,18 +34,21 @@ def parse(source_id: str, text: str, path: str, **options: object) -> ParsedSour
         seen_text = True
         start = i
         for j in range(i, len(ln) + 1):
-            ch = ln[j] if j < len(ln) else STOP
-            if ch == STOP or ch.isspace():
+            ch = ln[j] if j < len(ln) else None
+            if ch == STOP or ch is None:
                 c0, c1 = strip_span(ln, start, j)
                 if c1 > c0:
-                    if j == len(ln):
+                    if ch is None:
                         raise lt.error(
                             f"truncated: the last clause {ln[c0:c1][-8:]!r} has no closing {STOP}", lineno
                         )
+                    inner = next((k for k in range(c0, c1) if ln[k].isspace()), None)
+                    if inner is not None:
+                        raise lt.error(f"white space inside a clause at column {inner} (a lost {STOP}?)", lineno)
                     clause_no += 1
                     units.append(lt.unit("text", lineno, c0, c1, clause=clause_no))
                 start = j + 1
-            elif not is_text_char(ch):
+            elif not ch.isspace() and not is_text_char(ch):
                 raise lt.error(f"unexpected character {ch!r} (U+{ord(ch):04X}) at column {j}", lineno)
     if not units:
         raise lt.error("no clauses found", 1)

@@ -18,10 +18,13 @@ def decode_source(data: bytes, path: str) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         hint = "truncated or invalid UTF-8 sequence"
+        ls = data.rfind(b"\n", 0, exc.start) + 1
+        le = data.find(b"\n", exc.start)
+        bad_line = data[ls : le if le >= 0 else len(data)]
         try:
-            data.decode("gb18030")
+            bad_line.decode("gb18030")
             if exc.end < len(data):
-                hint = "not UTF-8 (it decodes as GBK/GB18030; convert it to UTF-8)"
+                hint = "not UTF-8 (the line decodes as GBK/GB18030; convert the file to UTF-8)"
         except UnicodeDecodeError:
             pass
         raise SourceError(f"{hint} at byte {exc.start}", path, line) from None

@@ -1,0 +1,221 @@
+"""郑注 and 贾疏 → the 经 words they belong to.
+
+* A 注 follows the 经 words it explains: it is anchored to the span of the 经 piece before it
+  (from the previous 注, or the paragraph start, to the note), in base-key offsets; its point is
+  the end of that span.
+* A [疏] block names its lemma range ``“X”至“Y”`` (or ``“X”``): it is resolved to the 经 span that
+  starts with X and ends with Y, in keys, where the witness's unencoded characters (learned by the
+  collation: U+E7A1 = 适 …) are read as what they stand for. Y is looked for in the block's own
+  paragraph (the 疏 follows the 经 it comments on), X is the nearest occurrence before it that is
+  not before the previous block's start. A range that cannot be matched so is resolved by position
+  (the block's paragraph) and reported with the reason, never silently.
+* ``注“X”至“Y”`` (a [疏] on the 注 only) and the ``○注“X”至“Y”`` parts are resolved to the 注 units
+  of the paragraph whose key starts with X and ends with Y.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..model import SourceUnit
+from ..text.collate import Alignment, Collation
+from ..text.normalise import Normaliser
+
+
+@dataclass
+class Span:
+    """A base-key span ``[start, end)`` of the reading text."""
+
+    start: int
+    end: int
+
+
+@dataclass
+class ZhuAnchor:
+    """A 注 and the 经 words it follows."""
+
+    unit: SourceUnit
+    span: Span
+
+
+@dataclass
+class ShuAnchor:
+    """A 疏 block: its units, the 经 span its lemma names, and the 注 it discusses (if any)."""
+
+    block: int
+    units: list[SourceUnit]
+    form: str  # “X”至“Y” | “X” | 注“X”至“Y” | 注“X”
+    lemma: tuple[str, str | None]
+    jing: Span | None
+    zhu: list[SourceUnit] = field(default_factory=list)
+    zhu_parts: list[tuple[SourceUnit, list[SourceUnit]]] = field(default_factory=list)
+    how: str = "exact"
+    reason: str = ""
+
+
+class WitnessMap:
+    """Witness key index → base key offset, for one aligned stream."""
+
+    def __init__(self, al: Alignment) -> None:
+        self.al = al
+        n = len(al.stream.key)
+        self.to_base = [al.bstart] * n
+        for i in range(al.bend - al.bstart):
+            for j in range(al.js[i], al.je[i]):
+                if j < n:
+                    self.to_base[j] = al.bstart + i
+        self.index: dict[int, list[int]] = {}
+        for j, (u, _o) in enumerate(al.stream.pos):
+            self.index.setdefault(id(u), []).append(j)
+
+    def span_of(self, u: SourceUnit) -> Span | None:
+        js = self.index.get(id(u))
+        if not js:
+            return None
+        return Span(self.to_base[js[0]], self.to_base[js[-1]] + 1)
+
+
+def _substituter(col: Collation, wit: str):  # type: ignore[no-untyped-def]
+    """Replace a witness's learned unencoded sequences by their characters (longest first)."""
+    table = sorted(
+        ((v["sequence"], v["character"]) for v in col.pua.values() if v["witness"] == wit),
+        key=lambda kv: -len(kv[0]),
+    )
+
+    def sub(key: str) -> str:
+        for seq, ch in table:
+            key = key.replace(seq, ch)
+        return key
+
+    return sub
+
+
+def anchor_commentary(
+    col: Collation, units: list[SourceUnit], norm: Normaliser, reading_key: str, rmap: list[int]
+) -> tuple[list[ZhuAnchor], list[ShuAnchor]]:
+    """Anchor the 注 and 疏 units of one 注疏 witness (all ``units`` from one source)."""
+    if not units:
+        return [], []
+    wit = units[0].source
+    maps = {al.stream.para: WitnessMap(al) for al in col.alignments if al.stream.wit == wit}
+    sub = _substituter(col, wit)
+    pieces = {(u.meta["para"], u.meta["piece"]): u for u in units if u.kind == "text"}
+    zhus: list[ZhuAnchor] = []
+    zhu_by_para: dict[int, list[SourceUnit]] = {}
+    for u in units:
+        if u.kind != "zhu":
+            continue
+        para = u.meta["para"]
+        zhu_by_para.setdefault(para, []).append(u)
+        piece = pieces.get((para, u.meta["after_piece"]))
+        sp = maps[para].span_of(piece) if piece is not None and para in maps else None
+        if sp is None:
+            continue
+        zhus.append(ZhuAnchor(u, sp))
+    zhu_keys = {id(u): sub(norm.key(u.text)) for us in zhu_by_para.values() for u in us}
+
+    # 疏 blocks
+    blocks: dict[int, list[SourceUnit]] = {}
+    for u in units:
+        if u.kind == "shu":
+            blocks.setdefault(u.meta["block"], []).append(u)
+    shus: list[ShuAnchor] = []
+    prev_start = 0
+    para_span = {p: Span(m.al.bstart, m.al.bend) for p, m in maps.items()}
+    for b, bu in sorted(blocks.items()):
+        head = bu[0]
+        para = head.meta["para"]
+        x, y = head.meta["lemma_from"], head.meta.get("lemma_to")
+        target = head.meta.get("target", "jing")
+        form = ("注" if target == "zhu" else "") + (f"“{x}”至“{y}”" if y else f"“{x}”")
+        form_name = ("注" if target == "zhu" else "") + ("“X”至“Y”" if y else "“X”")
+        sa = ShuAnchor(b, bu, form_name, (x, y), None)
+        ps = para_span.get(para)
+        if target == "zhu":
+            sa.zhu = _zhu_range(zhu_by_para.get(para, []), zhu_keys, sub(norm.key(x)), sub(norm.key(y)) if y else None)
+            if sa.zhu:
+                sp = [z.span for z in zhus if z.unit in sa.zhu]
+                sa.jing = Span(min(s.start for s in sp), max(s.end for s in sp)) if sp else ps
+                sa.how = "exact"
+            else:
+                sa.jing, sa.how = ps, "by position"
+                sa.reason = f"no 注 of paragraph {para} matches {form}"
+        else:
+            sa.jing, sa.how, sa.reason = _resolve_jing(
+                col, reading_key, rmap, sub(norm.key(x)), sub(norm.key(y)) if y else None, ps, prev_start, form
+            )
+        for part in bu[1:]:
+            if part.meta.get("role") == "zhu_lemma":
+                px, py = part.meta["lemma_from"], part.meta.get("lemma_to")
+                got = _zhu_range(zhu_by_para.get(para, []), zhu_keys, sub(norm.key(px)), sub(norm.key(py)) if py else None)
+                sa.zhu_parts.append((part, got))
+                if not sa.zhu:
+                    sa.zhu = got
+        if sa.jing is not None:
+            prev_start = sa.jing.start
+        shus.append(sa)
+    return zhus, shus
+
+
+def _zhu_range(
+    zhus: list[SourceUnit], keys: dict[int, str], x: str, y: str | None
+) -> list[SourceUnit]:
+    """The run of 注 units whose joined key starts with ``x`` and ends with ``y`` (or is ``x``)."""
+    for i, a in enumerate(zhus):
+        if not keys[id(a)].startswith(x):
+            continue
+        if y is None:
+            return [a] if keys[id(a)] == x or keys[id(a)].startswith(x) else []
+        joined = ""
+        for j in range(i, len(zhus)):
+            joined += keys[id(zhus[j])]
+            if joined.endswith(y):
+                return zhus[i : j + 1]
+    return []
+
+
+def _resolve_jing(
+    col: Collation,
+    rkey: str,
+    rmap: list[int],
+    x: str,
+    y: str | None,
+    para: Span | None,
+    prev_start: int,
+    form: str,
+) -> tuple[Span | None, str, str]:
+    """Resolve a 经 lemma range in the reading-text key (see module doc)."""
+    if para is None:
+        return None, "unresolved", f"{form}: its paragraph is not aligned"
+    # reading-key offsets of the paragraph
+    r0 = next((i for i, b in enumerate(rmap) if b >= para.start), len(rmap))
+    r1 = next((i for i, b in enumerate(rmap) if b >= para.end), len(rmap))
+    lo = next((i for i, b in enumerate(rmap) if b >= prev_start), 0)
+    if y is None:
+        # “X”: the whole lemma, in the paragraph (or starting in it)
+        i = rkey.find(x, r0, r1 + len(x))
+        if i < 0:
+            i = rkey.rfind(x, lo, r1)
+        if i >= 0:
+            return Span(rmap[i], rmap[i + len(x) - 1] + 1), "exact", ""
+        return para, "by position", f"{form} not found in its paragraph; the paragraph is taken"
+    # “X”至“Y”: Y ends inside the paragraph, X is the nearest before it (not before the previous block)
+    best: tuple[int, int] | None = None
+    j = rkey.rfind(y, r0, r1)
+    if j >= 0:
+        i = rkey.rfind(x, lo, j + 1)
+        if i >= 0:
+            best = (i, j + len(y))
+    if best is not None:
+        i, e = best
+        return Span(rmap[i], rmap[e - 1] + 1), "exact", ""
+    # by position: the paragraph, starting at X if it is there
+    i = rkey.rfind(x, lo, r1)
+    start = rmap[i] if i >= 0 else para.start
+    missing = "Y" if j < 0 else "X"
+    return (
+        Span(min(start, para.start), para.end),
+        "by position",
+        f"{form}: {missing} does not occur where it should in the 经 (paragraph "
+        f"{''.join(col.base.key[para.start:para.end])[:12]}…); resolved to the paragraph",
+    )
