@@ -15,31 +15,41 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .align.commentary import ShuAnchor, ZhuAnchor, anchor_commentary
 from .align.notes import NoteAnchor, anchor_notes
-from .align.translation import align_paragraphs
+from .align.overrides import Override, load_overrides
+from .align.sentences import split_sentences
+from .align.translation import SentenceLink, align_translation
+from .align.xrefs import Chapters
 from .errors import DataError
 from .model import ParsedSource, Section, SourceUnit, count_text_chars, is_text_char
 from .sources.manifest import Manifest, load_manifest, parse_all
 from .text.collate import Collation, Collator, load_emendations
 from .text.normalise import Normaliser, VariantTable
-from .text.segment import load_sections, reading_text, segment
+from .text.segment import find_sections, load_sections, reading_text, segment
 
 #: A translation paragraph of one source that repeats one of another source this closely
 #: (difflib ratio of the keys) is the same paragraph, merged.
 DUPLICATE_RATIO = 0.9
 #: Translation paragraph links below this confidence are listed in the report.
 LOW_CONFIDENCE = 0.8
+#: Sentence–clause links below this confidence (share of the clauses with lexical evidence in
+#: the sentence) are listed in the alignment report.
+LOW_SENTENCE_CONFIDENCE = 0.5
 
 
 @dataclass
 class TransLink:
-    """A translation paragraph placed on a run of clauses (base clause indices)."""
+    """A translation paragraph placed on a run of clauses (base clause indices), with its
+    sentences (offsets in the unit's text) and their links to clauses."""
 
     unit: SourceUnit
     first: int
     last: int
     confidence: float
     duplicates: list[SourceUnit] = field(default_factory=list)
+    sentences: list[tuple[int, int]] = field(default_factory=list)
+    links: list[SentenceLink] = field(default_factory=list)
 
 
 @dataclass
@@ -55,6 +65,9 @@ class BuildResult:
     notes: list[NoteAnchor]
     coverage: dict[str, dict[str, Any]]
     unplaced: list[dict[str, Any]]
+    zhu: list[ZhuAnchor] = field(default_factory=list)
+    shu: list[ShuAnchor] = field(default_factory=list)
+    stale_overrides: list[dict[str, Any]] = field(default_factory=list)
 
 
 def coverage_of(ps: ParsedSource) -> dict[str, Any]:
@@ -134,16 +147,18 @@ def _translations(
         if not own:
             continue
         # paragraphs of one source keep their order, unless the source is a scrambled page
-        in_order = sid != "w000" and _is_ordered(own)
-        groups = [own] if in_order else [[u] for u in own]
-        for g in groups:
-            res = align_paragraphs([keys[id(u)] for u in g], clause_keys, section_clause_starts)
-            placed = {lk.index for lk in res}
-            for lk in res:
-                links.append(TransLink(g[lk.index], lk.first, lk.last, lk.confidence))
-            for i, u in enumerate(g):
-                if i not in placed:
-                    unplaced.append({"source": u.source, "line": u.line, "reason": "translation paragraph not aligned"})
+        in_order = _is_ordered(own) and not _is_scrambled(sid, parsed)
+        sents = [split_sentences(u.text) for u in own]
+        keyed = [[norm.key(u.text[x:y]) for x, y in ss] for u, ss in zip(own, sents, strict=True)]
+        res = align_translation(keyed, clause_keys, section_clause_starts, ordered=in_order)
+        placed = set()
+        for ap in res:
+            placed.add(ap.index)
+            links.append(TransLink(own[ap.index], ap.first, ap.last, ap.confidence,
+                                   sentences=sents[ap.index], links=ap.links))
+        for i, u in enumerate(own):
+            if i not in placed:
+                unplaced.append({"source": u.source, "line": u.line, "reason": "translation paragraph not aligned"})
         primary.extend(own)
     by_unit = {id(t.unit): t for t in links}
     for uid, p in dup_of.items():
@@ -154,48 +169,170 @@ def _translations(
     return links, unplaced
 
 
+def _is_scrambled(sid: str, parsed: dict[str, ParsedSource]) -> bool:
+    """A page whose 经 paragraphs and translation paragraphs interleave (w000) is not in order."""
+    kinds = [u.kind for u in parsed[sid].units if u.kind in ("text", "trans")]
+    changes = sum(1 for a, b in zip(kinds, kinds[1:], strict=False) if a != b)
+    return changes > 2
+
+
 def _is_ordered(units: list[SourceUnit]) -> bool:
     return all(units[i].line < units[i + 1].line for i in range(len(units) - 1))
 
 
-def run_build(corpus_dir: Path | str) -> BuildResult:
-    """Run every step of the build on the corpus in ``corpus_dir``."""
+def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult:
+    """Run every step of the build on the corpus in ``corpus_dir``.
+
+    ``use_overrides=False`` leaves out ``corpus/alignment-overrides.tsv`` (to measure the aligner).
+    """
     manifest = load_manifest(corpus_dir)
+    # 1. parse
     parsed = parse_all(manifest)
     coverage = {sid: coverage_of(p) for sid, p in parsed.items()}
+    # 2–3. normalise, collate
     norm = Normaliser(VariantTable.load(manifest.table("variants")))
     emend = load_emendations(manifest.table("emendations"))
     col = Collator(parsed, manifest.base, manifest.rank, norm, emend).run()
     rows = load_sections(manifest.table("sections"))
-    from .text.segment import find_sections
-
     starts = find_sections(rows, col.base.key, norm, str(manifest.table("sections")))
     start_set = set(starts)
     section_clauses = {i for i, (a, _b, _u) in enumerate(col.base.clauses) if a in start_set}
+    # 4. align the translation (it gives paragraph breaks), then segment
     translations, unplaced = _translations(parsed, col, norm, section_clauses)
+    overrides = (
+        load_overrides(manifest.table("overrides")) if use_overrides and "overrides" in manifest.tables else []
+    )
+    stale = _apply_trans_overrides(overrides, translations, col, norm)
     breaks: dict[int, list[str]] = {}
     for t in translations:
         breaks.setdefault(col.base.clauses[t.first][0], []).append(f"{t.unit.source}:trans")
     fragmentary = frozenset(s.id for s in manifest.sources if s.id != manifest.base)
     sections = segment(col, rows, norm, manifest.chapter_id, str(manifest.table("sections")),
                        breaks, fragmentary)
-    # notes, in each source's order, against the reading-text key
-    notes: list[NoteAnchor] = []
+    # 5. anchor 注, 疏 and notes on the reading text
     rkey, rmap = _reading_key(col)
+    zhu: list[ZhuAnchor] = []
+    shu: list[ShuAnchor] = []
+    for p in parsed.values():
+        if any(u.kind == "zhu" for u in p.units):
+            z, s = anchor_commentary(col, p.units, norm, rkey, rmap)
+            zhu.extend(z)
+            shu.extend(s)
+    chapters = Chapters.load(manifest.table("chapters"), manifest.chapter_number)
+    sec_info = [(s.n, s.title, _to_reading(rmap, s.start)) for s in sections]
+    notes: list[NoteAnchor] = []
     for p in parsed.values():
         nu = [u for u in p.units if u.kind == "note"]
-        if nu:
-            for a in anchor_notes(nu, rkey, norm):
-                if a.start is not None:
-                    a.start = rmap[min(a.start, len(rmap) - 1)]
-                    a.end = rmap[min(max(a.end or a.start, a.start), len(rmap) - 1)] if a.end else a.start
-                notes.append(a)
+        for a in anchor_notes(nu, rkey, norm, chapters, sec_info):
+            if a.start is not None:
+                a.start, a.end = _to_base(rmap, a.start, a.end)
+            notes.append(a)
+    stale += _apply_note_overrides(overrides, notes, col, norm)
     for a in notes:
         if a.start is None:
             unplaced.append({"source": a.unit.source, "line": a.unit.line, "reason": a.how})
-    result = BuildResult(manifest, parsed, norm, col, sections, translations, notes, coverage, unplaced)
+    for sa in shu:
+        if sa.how != "exact":
+            unplaced.append({"source": sa.units[0].source, "line": sa.units[0].line,
+                             "reason": f"疏 block {sa.block} resolved {sa.how}: {sa.reason}"})
+    result = BuildResult(manifest, parsed, norm, col, sections, translations, notes, coverage, unplaced,
+                         zhu, shu, stale)
     _layers(result)
     return result
+
+
+def _to_reading(rmap: list[int], base_off: int) -> int:
+    return bisect.bisect_left(rmap, base_off)
+
+
+def _to_base(rmap: list[int], start: int, end: int | None) -> tuple[int, int]:
+    s = rmap[min(start, len(rmap) - 1)]
+    if end is None or end <= start:
+        return s, s
+    return s, rmap[min(end, len(rmap)) - 1] + 1
+
+
+def _clause_span(col: Collation, norm: Normaliser, frm: str, to: str, near: int) -> tuple[int, int] | None:
+    """Clause indices (first, last) from the clause holding ``frm`` to the one holding ``to``,
+    the occurrence of ``frm`` nearest to clause ``near``."""
+    kf, kt = norm.key(frm), norm.key(to)
+    K = col.base.key
+    cands = []
+    i = K.find(kf)
+    while i >= 0:
+        cands.append(i)
+        i = K.find(kf, i + 1)
+    if not cands or not kt:
+        return None
+    starts = [a for a, _b, _u in col.base.clauses]
+    anchor = starts[min(near, len(starts) - 1)]
+    i = min(cands, key=lambda x: abs(x - anchor))
+    j = K.find(kt, i)
+    if j < 0:
+        return None
+    c0 = bisect.bisect_right(starts, i) - 1
+    c1 = bisect.bisect_right(starts, j + len(kt) - 1) - 1
+    return c0, c1
+
+
+def _apply_trans_overrides(
+    overrides: list[Override], translations: list[TransLink], col: Collation, norm: Normaliser
+) -> list[dict[str, Any]]:
+    stale: list[dict[str, Any]] = []
+    for o in overrides:
+        if o.layer != "trans":
+            continue
+        t = next((x for x in translations if x.unit.source == o.source and x.unit.line == o.line), None)
+        try:
+            si = int(o.item) - 1
+        except ValueError:
+            si = -1
+        if t is None or not 0 <= si < len(t.sentences):
+            stale.append({"row": o.row, "reason": f"no sentence {o.item} of a translation paragraph at {o.source} line {o.line}"})
+            continue
+        span = _clause_span(col, norm, o.frm, o.to, t.first)
+        if span is None:
+            stale.append({"row": o.row, "reason": f"{o.frm!r}…{o.to!r} not found in the 经/记"})
+            continue
+        clauses = list(range(span[0], span[1] + 1))
+        for lk in t.links:
+            if si in lk.sentences:
+                lk.sentences.remove(si)
+            lk.clauses = [c for c in lk.clauses if c not in clauses]
+        t.links = [lk for lk in t.links if lk.sentences and lk.clauses]
+        t.links.append(SentenceLink(t.links[0].para if t.links else 0, [si], clauses, 1.0, override=o.row))
+        t.links.sort(key=lambda lk: (lk.sentences[0], lk.clauses[0]))
+        cl = [c for lk in t.links for c in lk.clauses]
+        t.first, t.last = min(cl), max(cl)
+    return stale
+
+
+def _apply_note_overrides(
+    overrides: list[Override], notes: list[NoteAnchor], col: Collation, norm: Normaliser
+) -> list[dict[str, Any]]:
+    stale: list[dict[str, Any]] = []
+    for o in overrides:
+        if o.layer != "note":
+            continue
+        a = next(
+            (x for x in notes if x.unit.source == o.source and x.unit.line == o.line
+             and (o.item == "-" or str(x.unit.meta.get("n")) == o.item)),
+            None,
+        )
+        near = 0
+        if a is not None and a.start is not None:
+            near = bisect.bisect_right([s for s, _e, _u in col.base.clauses], a.start) - 1
+        span = _clause_span(col, norm, o.frm, o.to, near) if a is not None else None
+        if a is None or span is None:
+            stale.append({"row": o.row, "reason": f"no note {o.item} at {o.source} line {o.line}, or its words not found"})
+            continue
+        kf = norm.key(o.frm)
+        a0 = col.base.clauses[span[0]][0]
+        i = col.base.key.find(kf, a0)
+        j = col.base.key.find(norm.key(o.to), i)
+        a.start, a.end = i, j + len(norm.key(o.to))
+        a.how = f"override (corpus/alignment-overrides.tsv row {o.row}): {o.reason}"
+    return stale
 
 
 def _reading_key(col: Collation) -> tuple[str, list[int]]:
@@ -266,29 +403,53 @@ def model_json(r: BuildResult) -> dict[str, Any]:
         d.update({k: v for k, v in u.meta.items() if k not in ("skips", "label", "paren")})
         return d
 
-    w3 = {al.stream.para: al for al in col.alignments if al.stream.wit == "w003"}
+    def attach(start: int, end: int) -> dict[str, Any]:
+        """The 经/记 stretch a unit is attached to: clause ids, section and quoted text."""
+        end = max(end, start + 1)
+        sec, _p, c0 = loc.at(start)
+        _s, _p, c1 = loc.at(end - 1)
+        return {"section": sec.n, "from": c0.id, "to": c1.id, "quote": reading_text(col, start, end)}
+
     commentary: dict[str, list[dict[str, Any]]] = {"zhu": [], "shu": [], "note": [], "trans": []}
-    for p in r.parsed.values():
-        for u in p.units:
-            if u.kind in ("zhu", "shu") and u.meta.get("para") in w3:
-                al = w3[u.meta["para"]]
-                _s, par, _c = loc.at(al.bstart)
-                d = unit_d(u)
-                d["paragraph"] = par.id
-                commentary[u.kind].append(d)
+    for z in r.zhu:
+        d = unit_d(z.unit)
+        d["attach"] = attach(z.span.start, z.span.end)
+        commentary["zhu"].append(d)
+    zid = {id(z.unit): f"{z.unit.source}.zhu{z.unit.meta['n']}" for z in r.zhu}
+    for sa in r.shu:
+        d = {
+            "block": sa.block, "form": sa.form, "lemma": list(sa.lemma), "how": sa.how, "reason": sa.reason,
+            "source": sa.units[0].source, "line": sa.units[0].line,
+            "parts": [unit_d(u) for u in sa.units],
+            "zhu": [zid.get(id(u)) for u in sa.zhu],
+        }
+        if sa.jing is not None:
+            d["attach"] = attach(sa.jing.start, sa.jing.end)
+        commentary["shu"].append(d)
     for a in r.notes:
         d = unit_d(a.unit)
-        if a.start is not None:
-            _s, _p, c = loc.at(a.start)
-            d["clause"] = c.id
         d["anchor"] = a.how
+        if a.start is not None:
+            d["attach"] = attach(a.start, a.end or a.start)
+        if a.section is not None:
+            d["summary_of"] = a.section
+        d["xrefs"] = [x.to_dict() for x in a.xrefs]
         commentary["note"].append(d)
     for t in r.translations:
         d = unit_d(t.unit)
-        _s, _p, c0 = loc.at(col.base.clauses[t.first][0])
-        _s, _p, c1 = loc.at(col.base.clauses[t.last][1] - 1)
-        d.update({"from": c0.id, "to": c1.id, "confidence": t.confidence,
-                  "duplicates": [{"source": x.source, "line": x.line} for x in t.duplicates]})
+        d["attach"] = attach(col.base.clauses[t.first][0], col.base.clauses[t.last][1])
+        d["confidence"] = t.confidence
+        d["duplicates"] = [{"source": x.source, "line": x.line} for x in t.duplicates]
+        d["sentences"] = []
+        for i, (x, y) in enumerate(t.sentences):
+            lk = next((lk for lk in t.links if i in lk.sentences), None)
+            sd: dict[str, Any] = {"n": i + 1, "text": t.unit.text[x:y]}
+            if lk is not None:
+                sd["attach"] = attach(col.base.clauses[lk.clauses[0]][0], col.base.clauses[lk.clauses[-1]][1])
+                sd["confidence"] = lk.confidence
+                if lk.override:
+                    sd["override"] = lk.override
+            d["sentences"].append(sd)
         commentary["trans"].append(d)
     return {
         "chapter": {"id": m.chapter_id, "title": m.chapter_title, "work": m.work_title, "number": m.chapter_number},
@@ -316,6 +477,79 @@ def model_json(r: BuildResult) -> dict[str, Any]:
     }
 
 
+def alignment_report(r: BuildResult) -> dict[str, Any]:
+    """Per section: which layers are aligned, how many units, how many low-confidence links."""
+    loc = Locator(r.sections)
+    col = r.collation
+    per: dict[int, dict[str, Any]] = {
+        s.n: {"section": s.n, "title": s.title, s.kind: sum(len(p.clauses) for p in s.paragraphs),
+              "zhu": 0, "shu": 0, "shu_by_position": 0, "note": 0, "note_approximate": 0, "note_summary": 0,
+              "trans": 0, "sentences": 0, "low_confidence": 0}
+        for s in r.sections
+    }
+    low: list[dict[str, Any]] = []
+    for z in r.zhu:
+        per[loc.at(z.span.start)[0].n]["zhu"] += 1
+    for sa in r.shu:
+        if sa.jing is None:
+            continue
+        row = per[loc.at(sa.jing.start)[0].n]
+        row["shu"] += 1
+        row["shu_by_position"] += sa.how != "exact"
+    for a in r.notes:
+        if a.start is None:
+            continue
+        row = per[loc.at(a.start)[0].n]
+        row["note"] += 1
+        row["note_approximate"] += a.how.startswith("approximate")
+        row["note_summary"] += a.section is not None
+    for t in r.translations:
+        for lk in t.links:
+            row = per[loc.at(col.base.clauses[lk.clauses[0]][0])[0].n]
+            row["sentences"] += len(lk.sentences)
+            if lk.confidence < LOW_SENTENCE_CONFIDENCE and not lk.override:
+                row["low_confidence"] += 1
+                low.append({
+                    "source": t.unit.source, "line": t.unit.line,
+                    "sentences": [i + 1 for i in lk.sentences],
+                    "text": "".join(t.unit.text[t.sentences[i][0]:t.sentences[i][1]] for i in lk.sentences),
+                    "clauses": [loc.at(col.base.clauses[c][0])[2].id for c in lk.clauses],
+                    "confidence": lk.confidence,
+                })
+        per[loc.at(col.base.clauses[t.first][0])[0].n]["trans"] += 1
+    return {"sections": list(per.values()), "low_confidence": low, "stale_overrides": r.stale_overrides}
+
+
+def format_alignment(rep: dict[str, Any]) -> str:
+    """The alignment report as a table."""
+    cols = ["jing", "ji", "zhu", "shu", "note", "trans", "sentences", "low_confidence"]
+    head = f"  {'§':>2} {'title':<12}" + "".join(f"{c[:9]:>10}" for c in cols)
+    lines = ["Alignment by section (units; low = sentence links with little lexical evidence)", head]
+    for row in rep["sections"]:
+        cells = []
+        for c in cols:
+            v = row.get(c, "")
+            if c == "shu" and row.get("shu_by_position"):
+                v = f"{v}({row['shu_by_position']}p)"
+            if c == "note" and row.get("note_approximate"):
+                v = f"{v}({row['note_approximate']}~)"
+            cells.append(f"{v if v != 0 else '·':>10}")
+        lines.append(f"  {row['section']:>2} {row['title']:<12}" + "".join(cells))
+    lines.append("  (p) resolved by position, (~) approximate lemma match")
+    if rep["low_confidence"]:
+        lines.append("")
+        lines.append("Low-confidence sentence links")
+        for x in rep["low_confidence"]:
+            lines.append(f"  {x['source']}:{x['line']} S{','.join(map(str, x['sentences']))} {x['confidence']:.2f} "
+                         f"{x['text'][:24]} → {x['clauses'][0]}…{x['clauses'][-1]}")
+    if rep["stale_overrides"]:
+        lines.append("")
+        lines.append("Overrides that match nothing (corpus/alignment-overrides.tsv)")
+        for x in rep["stale_overrides"]:
+            lines.append(f"  row {x['row']}: {x['reason']}")
+    return "\n".join(lines)
+
+
 def report_json(r: BuildResult) -> dict[str, Any]:
     """The coverage report as a JSON-ready dict."""
     col = r.collation
@@ -341,6 +575,7 @@ def report_json(r: BuildResult) -> dict[str, Any]:
             for t in r.translations
         ],
         "unplaced": r.unplaced,
+        "alignment": alignment_report(r),
     }
 
 
@@ -407,9 +642,11 @@ def format_report(r: BuildResult) -> str:
                  f"({sum(len(t.duplicates) for t in r.translations)} duplicates merged), {len(low)} low-confidence")
     for t in low:
         lines.append(f"  low confidence {t.confidence}: {t.unit.source} line {t.unit.line}")
+    lines.append("")
+    lines.append(format_alignment(alignment_report(r)))
     if r.unplaced:
         lines.append("")
-        lines.append("Not placed")
+        lines.append("Not placed or placed by position")
         for u in r.unplaced:
             lines.append(f"  {u['source']} line {u['line']}: {u['reason']}")
     return "\n".join(lines)

@@ -102,6 +102,26 @@ def build(corpus: str | None, out: str | None, check: bool, as_json: bool, quiet
     )
 
 
+@main.command("align-report")
+@click.option("--corpus", "corpus", metavar="DIR", help="The corpus folder (default: ./corpus).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def align_report(corpus: str | None, as_json: bool) -> None:
+    """Per section: which layers are aligned, how many units, how many low-confidence links.
+
+    \b
+    Example:
+      yili align-report
+      yili align-report --json
+    """
+    from .build import alignment_report, format_alignment, run_build
+
+    rep = alignment_report(run_build(_corpus_dir(corpus)))
+    if as_json:
+        click.echo(json.dumps(rep, ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        click.echo(format_alignment(rep))
+
+
 class YiliStale(YiliError):
     """The output is older than the sources (exit 3)."""
 

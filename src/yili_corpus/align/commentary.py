@@ -160,18 +160,25 @@ def anchor_commentary(
 def _zhu_range(
     zhus: list[SourceUnit], keys: dict[int, str], x: str, y: str | None
 ) -> list[SourceUnit]:
-    """The run of 注 units whose joined key starts with ``x`` and ends with ``y`` (or is ``x``)."""
-    for i, a in enumerate(zhus):
-        if not keys[id(a)].startswith(x):
-            continue
-        if y is None:
-            return [a] if keys[id(a)] == x or keys[id(a)].startswith(x) else []
-        joined = ""
-        for j in range(i, len(zhus)):
-            joined += keys[id(zhus[j])]
-            if joined.endswith(y):
-                return zhus[i : j + 1]
+    """The run of 注 units whose joined key starts with ``x`` (or, failing that, contains it)
+    and ends with ``y``; one differing character in ``y`` is tolerated (偃犹什也 for 仆也)."""
+    for exact_start in (True, False):
+        for i, a in enumerate(zhus):
+            k = keys[id(a)]
+            if not (k.startswith(x) if exact_start else x in k):
+                continue
+            if y is None:
+                return [a]
+            joined = ""
+            for j in range(i, len(zhus)):
+                joined += keys[id(zhus[j])]
+                if joined.endswith(y) or _one_off(joined[-len(y):], y):
+                    return zhus[i : j + 1]
     return []
+
+
+def _one_off(a: str, b: str) -> bool:
+    return len(a) == len(b) >= 2 and sum(1 for p, q in zip(a, b, strict=True) if p != q) == 1
 
 
 def _resolve_jing(

@@ -1,85 +1,203 @@
-"""Modern notes → their lemma in the reading text (first pass: section placement).
+"""Modern notes → their lemma in the reading text; section summaries; cross-references.
 
 A note's lemma is the text before its first ``：``. Its key is looked for in the reading text's
-key, in order: from where the previous note of the same series was found, then (if not found)
-anywhere in the text. A lemma like ``“司射既袒”至“遂命倚旌”`` is looked for by its first part;
-bracketed pronunciations (``楅（f＊）``) are dropped. ■ in a lemma stands for any one character.
-Notes without a lemma (fragments, section openers without one) go with the next note placed.
+key, in order: first exactly, from where the previous note of the same series was found; then
+approximately (a lemma of 4–7 characters may differ in one character, a longer one in two: the
+notes have slips such as 小巨 for 小臣, 左执箫 for 右执箫) within the next stretch of text; then
+exactly anywhere. A lemma like ``“司射既袒”至“遂命倚旌”`` is a range; bracketed pronunciations
+(``楅（f＊）``) are dropped; ``■`` stands for any one character; a lemma listing several words
+(``熊侯、麋侯、画以虎豹``) is found by its first. A section-opening note (``此节述…之仪``) is the
+summary of the section whose title it names. Notes without a lemma (fragments) go with the next
+note placed.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model import SourceUnit
 from ..text.normalise import Normaliser
+from .xrefs import Chapters, XRef, parse_xrefs
 
 BRACKETS_RE = re.compile(r"[（(][^）)]*[）)]")
 RANGE_RE = re.compile(r"^“([^”]+)”至“([^”]+)”$")
+GETA = "\u3013"
+#: How far after the previous note an approximate match is looked for (key characters).
+FUZZY_WINDOW = 1500
 
 
 @dataclass
 class NoteAnchor:
-    """Where a note's lemma was found (base-key offsets), or why not."""
+    """Where a note's lemma was found (reading-key offsets, later base-key), or why not."""
 
     unit: SourceUnit
     start: int | None
     end: int | None
     how: str
+    section: int | None = None  # for a section summary: the section it sums up
+    xrefs: list[XRef] = field(default_factory=list)
+    matched: str = ""
 
 
-def lemma_key(lemma: str, norm: Normaliser) -> str:
-    """The search key of a note lemma."""
-    lemma = BRACKETS_RE.sub("", lemma)
-    m = RANGE_RE.match(lemma.strip())
+def lemma_keys(lemma: str, norm: Normaliser) -> tuple[str, str | None]:
+    """The search key of a note lemma, and of the end of its range if it names one."""
+    lemma = BRACKETS_RE.sub("", lemma).strip()
+    m = RANGE_RE.match(lemma)
     if m:
-        lemma = m.group(1)
-    # a lemma listing several words ("熊侯、麋侯、画以虎豹") is found by its first
+        return norm.key(m.group(1)), norm.key(m.group(2))
     lemma = lemma.split("、")[0]
-    return norm.key(lemma.replace("■", "\u3013"))
+    return norm.key(lemma.replace("■", GETA)), None
 
 
-def _find(key: str, pat: str, at: int) -> int:
-    if "\u3013" not in pat:
-        return key.find(pat, at)
-    rx = re.compile("".join("." if c == "\u3013" else re.escape(c) for c in pat))
-    m = rx.search(key, at)
+def _find(key: str, pat: str, at: int, end: int | None = None) -> int:
+    end = len(key) if end is None else end
+    if GETA not in pat:
+        return key.find(pat, at, end)
+    rx = re.compile("".join("." if c == GETA else re.escape(c) for c in pat))
+    m = rx.search(key, at, end)
     return m.start() if m else -1
 
 
-def anchor_notes(notes: list[SourceUnit], key: str, norm: Normaliser) -> list[NoteAnchor]:
-    """Anchor each note (in source order) to its lemma in ``key`` (the reading-text key)."""
+def _edits(a: str, b: str, k: int) -> int:
+    """Levenshtein distance of ``a`` and ``b`` (GETA in ``a`` matches anything), or k + 1 if
+    greater than ``k``."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j - 1] + (0 if ca == cb or ca == GETA else 1), prev[j] + 1, cur[j - 1] + 1)
+        if min(cur) > k:
+            return k + 1
+        prev = cur
+    return prev[-1]
+
+
+def approx_find(text: str, pat: str, at: int, end: int, k: int) -> tuple[int, int, int] | None:
+    """The first best occurrence of ``pat`` in ``text[at:end]`` within ``k`` edits.
+
+    Returns (start, end, edits), or None. Candidates must share the first or the last character
+    with the pattern (a slip is rarely at both ends), which keeps the search fast.
+    """
+    m = len(pat)
+    if m == 0 or k == 0:
+        return None
+    best: tuple[int, int, int] | None = None
+    for s in range(at, max(at, end - m + k + 1)):
+        for ln in range(max(1, m - k), m + k + 1):
+            e = s + ln
+            if e > len(text):
+                break
+            if text[s] != pat[0] and text[e - 1] != pat[-1]:
+                continue
+            d = _edits(pat, text[s:e], k)
+            if d <= k and (best is None or d < best[2]):
+                best = (s, e, d)
+        if best is not None and best[2] == 0:
+            break
+    return best
+
+
+def _allowed_edits(n: int) -> int:
+    return 0 if n < 4 else 1 if n < 8 else 2
+
+
+def anchor_notes(
+    notes: list[SourceUnit],
+    key: str,
+    norm: Normaliser,
+    chapters: Chapters | None = None,
+    sections: list[tuple[int, str, int]] | None = None,
+) -> list[NoteAnchor]:
+    """Anchor each note (in source order) to its lemma in ``key`` (the reading-text key).
+
+    ``sections`` lists (number, title, start offset in ``key``) for section summaries.
+    """
     out: list[NoteAnchor] = []
-    at = 0
-    pending: list[SourceUnit] = []
+    at_series: dict[str, int] = {}
+    pending: list[NoteAnchor] = []
     for u in notes:
+        series = str(u.meta.get("series", ""))
+        at = at_series.get(series, 0)
+        xr = parse_xrefs(u.text, chapters) if chapters else []
+        anchor = NoteAnchor(u, None, None, "", xrefs=xr)
+        sec_start = None
+        if u.meta.get("opener") and sections:
+            anchor.section = _summary_section(str(u.meta.get("summary", "")), sections, at, norm)
+            if anchor.section is not None:
+                sec_start = next(st for n, _t, st in sections if n == anchor.section)
+                at = max(at, sec_start)  # the notes of that section follow
+                at_series[series] = at
         lem = u.meta.get("lemma")
-        if not lem:
-            pending.append(u)
+        if not lem and sec_start is not None:
+            anchor.start = anchor.end = sec_start
+            anchor.how = f"section summary of section {anchor.section}"
+            out.append(anchor)
             continue
-        k = lemma_key(str(lem), norm)
+        if not lem:
+            pending.append(anchor)
+            continue
+        k, k_end = lemma_keys(str(lem), norm)
         if not k:
-            pending.append(u)
+            pending.append(anchor)
             continue
         i = _find(key, k, at)
-        how = "in order"
+        e = i + len(k)
+        how = "exact, in order"
+        if i >= 0 and i - at > FUZZY_WINDOW:
+            # found, but far ahead: an approximate match nearby is likelier the lemma
+            near = approx_find(key, k, at, min(len(key), at + FUZZY_WINDOW), _allowed_edits(len(k)))
+            if near is not None:
+                i, e, d = near
+                how = f"approximate ({d} edit{'s' if d > 1 else ''}), in order"
+        if i < 0:
+            near = approx_find(key, k, at, min(len(key), at + FUZZY_WINDOW), _allowed_edits(len(k)))
+            if near is not None:
+                i, e, d = near
+                how = f"approximate ({d} edit{'s' if d > 1 else ''}), in order"
         if i < 0:
             i = _find(key, k, 0)
-            how = "out of order"
+            e = i + len(k)
+            how = "exact, out of order"
         if i < 0:
-            out.append(NoteAnchor(u, None, None, f"lemma {lem!r} not found in the reading text"))
+            anchor.how = f"lemma {lem!r} not found in the reading text"
+            out.append(anchor)
             continue
+        if k_end:
+            j = key.find(k_end, e)
+            if j >= 0 and j - e < 400:
+                e = j + len(k_end)
+        anchor.start, anchor.end, anchor.how, anchor.matched = i, e, how, key[i:e]
         for p in pending:
-            out.append(NoteAnchor(p, i, i, "with the next note (no lemma of its own)"))
+            p.start, p.end, p.how = i, i, "with the next note (no lemma of its own)"
+            out.append(p)
         pending = []
-        out.append(NoteAnchor(u, i, i + len(k), how))
-        if how == "in order":
-            at = i
+        out.append(anchor)
+        if "in order" in how:
+            at_series[series] = i
     for p in pending:
         prev = next((a for a in reversed(out) if a.start is not None), None)
-        out.append(
-            NoteAnchor(p, prev.start if prev else None, prev.start if prev else None,
-                       "with the previous note (no lemma of its own)" if prev else "no lemma, nothing to attach to")
-        )
+        if prev:
+            p.start, p.end, p.how = prev.start, prev.start, "with the previous note (no lemma of its own)"
+        else:
+            p.how = "no lemma, nothing to attach to"
+        out.append(p)
     return out
+
+
+def _summary_section(summary: str, sections: list[tuple[int, str, int]], at: int, norm: Normaliser) -> int | None:
+    """The section whose title the summary names (此节述X之仪: X against the titles), at or after
+    the reading position ``at``. A title matches if most of its characters are in X (撤 for 彻 and
+    an added 、 do not stop it)."""
+    m = re.search(r"述(.+?)之[仪事]", summary)
+    core = set(norm.key(m.group(1) if m else summary))
+    cur = max((n for n, _t, st in sections if st <= at), default=1)
+    best: tuple[float, int] | None = None
+    for n, title, _st in sections:
+        tk = norm.key(title)
+        if not tk or n < cur:
+            continue
+        score = len(set(tk) & core) / len(set(tk))
+        if score >= 0.75 and (best is None or score > best[0] + 1e-9):
+            best = (score, n)
+    return best[1] if best else None

@@ -40,14 +40,30 @@ def _grams(key: str) -> tuple[set[str], set[str]]:
     return set(key), {key[i : i + 2] for i in range(len(key) - 1)}
 
 
-def evidence(para_keys: list[str], clause_keys: list[str]) -> list[list[float]]:
-    """``s[i][c]``: evidence that clause ``c`` belongs to paragraph ``i`` (see module doc)."""
+def clause_idf(clause_keys: list[str]) -> dict[str, float]:
+    """Inverse document frequency of characters over the clauses (rare ritual terms weigh more)."""
+    df: Counter[str] = Counter()
+    for k in clause_keys:
+        df.update(set(k))
+    n = len(clause_keys)
+    return {ch: math.log((n + 1) / (c + 0.5)) for ch, c in df.items()}
+
+
+def evidence(
+    para_keys: list[str], clause_keys: list[str], idf: dict[str, float] | None = None
+) -> list[list[float]]:
+    """``s[i][c]``: evidence that clause ``c`` belongs to paragraph ``i`` (see module doc).
+
+    Character weights are the idf over the translation paragraphs given, or ``idf`` (for a
+    paragraph placed on its own, :func:`clause_idf`).
+    """
     P = len(para_keys)
     pg = [_grams(k) for k in para_keys]
-    df: Counter[str] = Counter()
-    for uni, _bi in pg:
-        df.update(uni)
-    idf = {ch: math.log((P + 1) / (n + 0.5)) for ch, n in df.items()}
+    if idf is None:
+        df: Counter[str] = Counter()
+        for uni, _bi in pg:
+            df.update(uni)
+        idf = {ch: math.log((P + 1) / (n + 0.5)) for ch, n in df.items()}
     raw = [[0.0] * len(clause_keys) for _ in range(P)]
     for c, ck in enumerate(clause_keys):
         cu, cb = _grams(ck)
@@ -74,6 +90,7 @@ def _refine(
     cross_cost: float = 6.0,
     rho: float | None = None,
     edge_bonus: float = 3.0,
+    assign_cost: float = 0.5,
 ) -> float:
     """Move the boundary between adjacent runs to where evidence and a length prior agree.
 
@@ -107,7 +124,7 @@ def _refine(
         chars = pre[b] - pre[a]
         if b <= a or not chars:
             return -1e9
-        ev = spre[i][b] - spre[i][a]
+        ev = spre[i][b] - spre[i][a] - assign_cost * (b - a)
         prior = weight * abs(math.log(para_len[i] / (rho * chars)))
         crossing = cross_cost * (sec_pre[b] - sec_pre[a + 1])
         # translations are made section by section: a run that opens or closes one is favoured
@@ -146,6 +163,7 @@ def align_paragraphs(
     gap_cost: float = 1.0,
     cross_cost: float = 6.0,
     rho: float | None = None,
+    scores: list[list[float]] | None = None,
 ) -> list[ParagraphLink]:
     """Assign each translation paragraph, in order, a run of clauses (see module doc).
 
@@ -155,7 +173,7 @@ def align_paragraphs(
     P, N = len(para_keys), len(clause_keys)
     if P == 0 or N == 0:
         return []
-    s = evidence(para_keys, clause_keys)
+    s = scores if scores is not None else evidence(para_keys, clause_keys)
     NEG = -1e18
     # A[i]: paragraph i open and holds the current clause; G[i]: paragraphs ..i closed, current
     # clause unassigned (G[-1] is "before the first paragraph", stored at index 0 of G with shift)
@@ -205,7 +223,7 @@ def align_paragraphs(
         if cs:
             links.append(ParagraphLink(i, cs[0], cs[-1], 0.0, 0.0))
     _refine(links, s, [len(k) for k in para_keys], [len(k) for k in clause_keys],
-            section_starts or set(), rho=rho)
+            section_starts or set(), rho=rho, assign_cost=assign_cost)
     for lk in links:
         i = lk.index
         cs = list(range(lk.first, lk.last + 1))
@@ -216,3 +234,409 @@ def align_paragraphs(
         lk.score = round(sc, 3)
         lk.confidence = round(pos / (pos + neg) if pos + neg else 0.0, 3)
     return links
+
+
+# -- sentences ------------------------------------------------------------------------------------
+
+#: Beads of the sentence aligner: (sentences, clauses) taken together, with their cost. A sentence
+#: usually renders one to a few clauses; a clause rendered by two or three sentences, a sentence
+#: that renders nothing (an addition) and a clause left untranslated are allowed at a cost.
+BEADS: dict[tuple[int, int], float] = {
+    **{(1, n): max(0.0, 0.2 * (n - 3)) for n in range(1, 13)},
+    (2, 1): 1.0, (3, 1): 2.0, (2, 2): 1.5, (1, 0): 3.0, (0, 1): 1.2,
+}
+MAX_BEAD_SENTENCES = max(k for k, _l in BEADS)
+MAX_BEAD_CLAUSES = max(n for _k, n in BEADS)
+
+
+@dataclass
+class SentenceLink:
+    """Sentences ``sentences`` of paragraph ``para`` render clauses ``clauses`` (indices)."""
+
+    para: int
+    sentences: list[int]
+    clauses: list[int]
+    confidence: float
+    override: int | None = None  # the row of corpus/alignment-overrides.tsv that set it
+
+
+class _Lex:
+    """Lexical evidence between clauses and (groups of) sentences."""
+
+    def __init__(self, clause_keys: list[str]) -> None:
+        n = len(clause_keys)
+        df: Counter[str] = Counter()
+        for k in clause_keys:
+            df.update(set(k))
+        self.w = {ch: math.log((n + 1) / (c + 0.5)) for ch, c in df.items()}
+        self.cuni = [set(k) for k in clause_keys]
+        self.cbi = [{k[i : i + 2] for i in range(len(k) - 1)} for k in clause_keys]
+        self.cw = [sum(self.w.get(ch, 0.0) for ch in set(k)) or 1.0 for k in clause_keys]
+
+    def match(self, c: int, uni: set[str], bi: set[str]) -> float:
+        """Share of clause ``c``'s weighted characters (and bigrams, doubled) found in a sentence."""
+        w = self.w
+        m = sum(w.get(ch, 0.0) for ch in self.cuni[c] & uni)
+        m += 2.0 * sum(w.get(g[0], 0.0) + w.get(g[1], 0.0) for g in self.cbi[c] & bi) / 2.0
+        return m / self.cw[c]
+
+
+def align_sentences(
+    paras: list[list[str]],
+    clause_keys: list[str],
+    runs: list[tuple[int, int]],
+    rho: float = DEFAULT_RHO,
+    band: int = 12,
+    len_weight: float = 1.5,
+    section_starts: set[int] | None = None,
+    cross_cost: float = 3.0,
+    lex: _Lex | None = None,
+    score_out: list[float] | None = None,
+    background: list[str] | None = None,
+) -> list[SentenceLink]:
+    """Align the sentences of consecutive translation paragraphs to clauses, monotonically.
+
+    ``paras`` holds the sentence keys of each paragraph, ``runs`` the clause run (first, last)
+    that paragraph-level placement gave each: the search keeps to those runs widened by ``band``
+    clauses, so that it can move a paragraph boundary. Beads are those of :data:`BEADS`; a bead's
+    score is the lexical evidence of its clauses in its sentences (above what the clause finds in
+    an average sentence of the same paragraph) less a length prior (squared log-deviation from
+    ``rho`` translation characters per 经 character) and the bead's cost; with ``background``
+    (sentence keys of the whole translation) the average is over those instead, which a single
+    short paragraph needs. A group of sentences
+    never spans two paragraphs, and a bead whose clauses run across a section start pays
+    ``cross_cost``.
+    """
+    starts = section_starts or set()
+    lex = lex or _Lex(clause_keys)
+    sents: list[tuple[int, int, str]] = []  # (para, index in para, key)
+    for p, ss in enumerate(paras):
+        for i, k in enumerate(ss):
+            sents.append((p, i, k))
+    S = len(sents)
+    if S == 0:
+        return []
+    suni = [set(k) for _p, _i, k in sents]
+    sbi = [{k[i : i + 2] for i in range(len(k) - 1)} for _p, _i, k in sents]
+    slen = [max(1, len(k)) for _p, _i, k in sents]
+    clen = [max(1, len(k)) for k in clause_keys]
+    # baseline per (paragraph, clause): the clause's mean match over that paragraph's sentences
+    base_cache: dict[tuple[int, int], float] = {}
+    members: dict[int, list[int]] = {}
+    for t in range(S):
+        members.setdefault(sents[t][0], []).append(t)
+
+    bg = [(set(k), {k[i : i + 2] for i in range(len(k) - 1)}) for k in background or []]
+
+    def baseline(p: int, c: int) -> float:
+        key = (-1, c) if bg else (p, c)
+        if key not in base_cache:
+            if bg:
+                base_cache[key] = sum(lex.match(c, u, b) for u, b in bg) / len(bg)
+            else:
+                idx = members[p]
+                base_cache[key] = sum(lex.match(c, suni[t], sbi[t]) for t in idx) / len(idx)
+        return base_cache[key]
+
+    lo_band = [max(0, runs[sents[t][0]][0] - band) for t in range(S)]
+    hi_band = [min(len(clause_keys), runs[sents[t][0]][1] + 1 + band) for t in range(S)]
+    NEG = -1e18
+    best: dict[tuple[int, int], float] = {}
+    back: dict[tuple[int, int], tuple[int, int]] = {}
+    start_lo = lo_band[0]
+    for j in range(start_lo, hi_band[0] + 1):
+        best[(0, j)] = 0.0  # clauses before the first sentence are not this text's concern
+
+    group_cache: dict[tuple[int, int], tuple[set[str], set[str], int]] = {}
+
+    def group_sets(t0: int, t1: int) -> tuple[set[str], set[str], int]:
+        if (t0, t1) in group_cache:
+            return group_cache[(t0, t1)]
+        u: set[str] = set()
+        b: set[str] = set()
+        n = 0
+        for t in range(t0, t1):
+            u |= suni[t]
+            b |= sbi[t]
+            n += slen[t]
+        group_cache[(t0, t1)] = (u, b, n)
+        return u, b, n
+
+    ev_cache: dict[tuple[int, int, int], float] = {}
+
+    def ev(i: int, i2: int, c: int, u: set[str], b: set[str], p: int) -> float:
+        key = (i, i2, c)
+        v = ev_cache.get(key)
+        if v is None:
+            v = ev_cache[key] = lex.match(c, u, b) - baseline(p, c)
+        return v
+
+    cpre = [0]
+    for n_ in clen:
+        cpre.append(cpre[-1] + n_)
+    spre = [0]
+    for c in range(len(clause_keys)):
+        spre.append(spre[-1] + (1 if c in starts else 0))
+    para_start = {t for t in range(1, S) if sents[t][0] != sents[t - 1][0]}
+    rows: list[list[int]] = [[] for _ in range(S + 1)]  # the j of the states reached in each row
+    for (i0, j0) in best:
+        rows[i0].append(j0)
+    for i in range(S + 1):
+        lo = lo_band[min(i, S - 1)] if i < S else lo_band[S - 1]
+        hi = hi_band[min(i, S - 1)] if i < S else len(clause_keys)
+        if i in para_start and rows[i]:
+            # between two paragraphs, clauses that no sentence renders are skipped freely (the
+            # paragraphs may lie apart: a paragraph missing, a scrambled page): carry the best
+            # state reached so far forward over the band
+            run_v, run_j = NEG, -1
+            for j in range(min(min(rows[i]), lo), hi + 1):
+                v = best.get((i, j), NEG)
+                if v > run_v:
+                    run_v, run_j = v, j
+                elif run_v > NEG and j >= lo:
+                    if (i, j) not in best:
+                        rows[i].append(j)
+                    best[(i, j)] = run_v
+                    back[(i, j)] = (i, run_j)
+        if i == S:
+            break  # all sentences used: the clauses after them are free
+        reached = sorted(j for j in set(rows[i]) if lo <= j <= hi)
+        if not reached:
+            continue
+        # prefix sums of the clauses' evidence for the sentence groups starting at i
+        c0, c1 = reached[0], min(len(clause_keys), reached[-1] + MAX_BEAD_CLAUSES)
+        prefix: dict[int, list[float]] = {}
+        glen: dict[int, int] = {}
+        for k in range(1, MAX_BEAD_SENTENCES + 1):
+            if i + k > S or sents[i][0] != sents[i + k - 1][0]:
+                break
+            u, b, glen[k] = group_sets(i, i + k)
+            p = sents[i][0]
+            acc = [0.0]
+            for c in range(c0, c1):
+                acc.append(acc[-1] + ev(i, i + k, c, u, b, p))
+            prefix[k] = acc
+        for j in reached:
+            cur = best.get((i, j), NEG)
+            if cur <= NEG:
+                continue
+            for (k, l_), cost in BEADS.items():
+                i2, j2 = i + k, j + l_
+                if i2 > S or j2 > len(clause_keys):
+                    continue
+                if k > 1 and k not in prefix:
+                    continue
+                if i2 < S and not (lo_band[i2] <= j2 <= hi_band[i2]):
+                    # a paragraph's first sentence may be reached before its band (then carried
+                    # forward, above); never beyond it
+                    if not (i2 in para_start and j2 < lo_band[i2]):
+                        continue
+                sc = -cost
+                if k and l_:
+                    n = glen[k]
+                    acc = prefix[k]
+                    sc += acc[j2 - c0] - acc[j - c0]
+                    chars = cpre[j2] - cpre[j]
+                    sc -= len_weight * math.log(n / (rho * chars)) ** 2
+                    sc -= cross_cost * (spre[j2] - spre[j + 1])
+                v = cur + sc
+                if v > best.get((i2, j2), NEG):
+                    if (i2, j2) not in best:
+                        rows[i2].append(j2)
+                    best[(i2, j2)] = v
+                    back[(i2, j2)] = (i, j)
+    # end: all sentences used; the clauses after them are free
+    ends = [(v, j) for (i, j), v in best.items() if i == S]
+    if not ends:
+        if score_out is not None:
+            score_out.append(NEG)
+        return []
+    _v, j = max(ends)
+    if score_out is not None:
+        score_out.append(_v)
+    state = (S, j)
+    beads: list[tuple[int, int, int, int]] = []
+    while state in back:
+        prev = back[state]
+        beads.append((prev[0], state[0], prev[1], state[1]))
+        state = prev
+    beads.reverse()
+    links: list[SentenceLink] = []
+    for i0, i1, j0, j1 in beads:
+        if i1 == i0 or j1 == j0:
+            continue
+        u, b, _n = group_sets(i0, i1)
+        p = sents[i0][0]
+        ev = [lex.match(c, u, b) - baseline(p, c) for c in range(j0, j1)]
+        conf = sum(1 for e in ev if e > 0) / len(ev)
+        links.append(SentenceLink(p, [sents[t][1] for t in range(i0, i1)], list(range(j0, j1)), round(conf, 3)))
+    return links
+
+
+def place_unordered(
+    keyed: list[list[str]],
+    clause_keys: list[str],
+    section_starts: set[int] | None = None,
+    rho: float | None = None,
+    candidates: int = 4,
+) -> list[ParagraphLink]:
+    """Place paragraphs whose order is unknown (a scrambled page, a user's file).
+
+    For each paragraph (given as its sentence keys) the windows of the text where its evidence
+    (:func:`evidence`, character weights by clause idf) is strongest are candidates, a window being
+    as long as the paragraph's expected 经 length; the sentence aligner is run on each candidate,
+    and its score (sentence order counts, not only shared characters) ranks them. Each paragraph
+    goes to its best candidate; overlaps are left to the joint alignment that follows. Returns the
+    links in text order (``index`` into ``keyed``).
+    """
+    P, N = len(keyed), len(clause_keys)
+    if P == 0 or N == 0:
+        return []
+    r = rho or DEFAULT_RHO
+    paras = ["".join(ss) for ss in keyed]
+    z = evidence(paras, clause_keys, clause_idf(clause_keys))
+    lex = _Lex(clause_keys)
+    background = [k for ss in keyed for k in ss]
+    mean_len = sum(len(k) for k in clause_keys) / N
+    options: dict[int, list[tuple[float, int, int]]] = {}
+    for p in range(P):
+        width = max(1, min(N, round(len(paras[p]) / (r * mean_len))))
+        pre = [0.0]
+        for v in z[p]:
+            pre.append(pre[-1] + v)
+        wins = sorted(range(N - width + 1), key=lambda a: -(pre[a + width] - pre[a]))
+        chosen: list[int] = []
+        for a in wins:
+            if all(abs(a - b) >= width for b in chosen):
+                chosen.append(a)
+            if len(chosen) == candidates:
+                break
+        opts = []
+        for a in chosen:
+            out: list[float] = []
+            links = align_sentences([keyed[p]], clause_keys, [(a, a + width - 1)], rho=r,
+                                    band=max(6, width // 2), section_starts=section_starts, lex=lex,
+                                    score_out=out, background=background)
+            cl = [c for lk in links for c in lk.clauses]
+            if cl:
+                opts.append((out[0] / max(1, len(keyed[p])), min(cl), max(cl)))
+        options[p] = sorted(opts, reverse=True)
+    # each paragraph on its best candidate; where two claim the same clauses, the joint,
+    # monotonic sentence alignment that follows decides between them
+    placed: list[ParagraphLink] = []
+    for p in range(P):
+        if options[p]:
+            sc, a, e = options[p][0]
+            placed.append(ParagraphLink(p, a, e, round(sc, 3), 0.0))
+    placed.sort(key=lambda lk: lk.first)
+    placed = _fill_gaps(placed, keyed, clause_keys, section_starts, r, lex, background)
+    for lk in placed:
+        cs = range(lk.first, lk.last + 1)
+        pos = sum(max(0.0, z[lk.index][c]) for c in cs)
+        neg = sum(max(0.0, -z[lk.index][c]) for c in cs)
+        lk.confidence = round(pos / (pos + neg) if pos + neg else 0.0, 3)
+    return placed
+
+
+def _fill_gaps(
+    placed: list[ParagraphLink],
+    keyed: list[list[str]],
+    clause_keys: list[str],
+    section_starts: set[int] | None,
+    rho: float,
+    lex: _Lex,
+    background: list[str],
+    near: int = 8,
+    max_sentences: int = 3,
+) -> list[ParagraphLink]:
+    """Move short, isolated paragraphs into the gaps the others leave.
+
+    A translation covers its text without holes, so a stretch of clauses that no paragraph takes,
+    between two that are placed, is where a short paragraph placed far from every other one most
+    likely belongs (主人揖宾，下堂 fits the end of 主人酬宾 as well as a place in 旅酬). Such a
+    paragraph (at most ``max_sentences`` sentences, no other paragraph within ``near`` clauses) is
+    moved to the gap where the sentence aligner scores it best, if that score is positive.
+    """
+    if len(placed) < 3:
+        return placed
+    for lk in list(placed):
+        if len(keyed[lk.index]) > max_sentences:
+            continue
+        others = [o for o in placed if o is not lk]
+        if any(o.first - near <= lk.last and lk.first <= o.last + near for o in others):
+            continue
+        spans = sorted((o.first, o.last) for o in others)
+        gaps = [(a[1] + 1, b[0] - 1) for a, b in zip(spans, spans[1:], strict=False) if b[0] - a[1] > 1]
+        best: tuple[float, int, int] | None = None
+        for g0, g1 in gaps:
+            out: list[float] = []
+            links = align_sentences([keyed[lk.index]], clause_keys, [(g0, g1)], rho=rho, band=2,
+                                    section_starts=section_starts, lex=lex, score_out=out,
+                                    background=background)
+            cl = [c for x in links for c in x.clauses]
+            if cl and out[0] > 0 and (best is None or out[0] > best[0]):
+                best = (out[0], min(cl), max(cl))
+        if best is not None:
+            lk.first, lk.last = best[1], best[2]
+    placed.sort(key=lambda lk: lk.first)
+    return placed
+
+
+# -- the whole job ----------------------------------------------------------------------------------
+
+@dataclass
+class AlignedParagraph:
+    """One translation paragraph: its clause run, its sentences and their links."""
+
+    index: int
+    first: int
+    last: int
+    confidence: float
+    sentences: list[tuple[int, int]]
+    links: list[SentenceLink]
+
+
+def align_translation(
+    keyed: list[list[str]],
+    clause_keys: list[str],
+    section_starts: set[int] | None = None,
+    ordered: bool = True,
+    rho: float | None = None,
+) -> list[AlignedParagraph]:
+    """Align translation paragraphs, given as lists of sentence keys, to the clauses.
+
+    With ``ordered`` the paragraphs are taken to follow the text; otherwise (a scrambled page)
+    each is first placed on its own, the paragraphs are put in the order of their places, and the
+    joint, monotonic alignment runs on that order. Paragraph runs come from the sentence links.
+    Returns one entry per placed paragraph (``index`` into ``keyed``), in text order.
+    """
+    paras = ["".join(ss) for ss in keyed]
+    if ordered:
+        plinks = align_paragraphs(paras, clause_keys, section_starts, rho=rho)
+        placed = [lk.index for lk in plinks]
+    else:
+        plinks = place_unordered(keyed, clause_keys, section_starts, rho=rho)
+        placed = [lk.index for lk in plinks]
+    if not plinks:
+        return []
+    runs = [(lk.first, lk.last) for lk in plinks]
+    r = rho
+    if r is None:
+        ratios = sorted(len(paras[i]) / max(1, sum(len(clause_keys[c]) for c in range(a, b + 1)))
+                        for i, (a, b) in zip(placed, runs, strict=True))
+        r = ratios[len(ratios) // 2] if len(ratios) >= MIN_PARAS_FOR_RHO else DEFAULT_RHO
+    slinks = align_sentences([keyed[i] for i in placed], clause_keys, runs, rho=r,
+                             section_starts=section_starts,
+                             background=[k for ss in keyed for k in ss])
+    out: list[AlignedParagraph] = []
+    groups: dict[int, list[SentenceLink]] = {}
+    for sl in slinks:
+        groups.setdefault(sl.para, []).append(sl)
+    for pi, (i, lk) in enumerate(zip(placed, plinks, strict=True)):
+        mine = groups.get(pi, [])
+        for sl in mine:
+            sl.para = i
+        cl = [c for sl in mine for c in sl.clauses]
+        first, last = (min(cl), max(cl)) if cl else (lk.first, lk.last)
+        out.append(AlignedParagraph(i, first, last, lk.confidence, [], mine))
+    return out
