@@ -114,7 +114,11 @@ def coverage_of(ps: ParsedSource) -> dict[str, Any]:
 
 
 def _translations(
-    parsed: dict[str, ParsedSource], col: Collation, norm: Normaliser, section_clause_starts: set[int]
+    parsed: dict[str, ParsedSource],
+    col: Collation,
+    norm: Normaliser,
+    section_clause_starts: set[int],
+    scrambled: dict[str, str],
 ) -> tuple[list[TransLink], list[dict[str, Any]]]:
     clause_keys = [col.base.key[a:b] for a, b, _u in col.base.clauses]
     by_source = {sid: [u for u in p.units if u.kind == "trans"] for sid, p in parsed.items()}
@@ -147,7 +151,7 @@ def _translations(
         if not own:
             continue
         # paragraphs of one source keep their order, unless the source is a scrambled page
-        in_order = _is_ordered(own) and not _is_scrambled(sid, parsed)
+        in_order = _is_ordered(own) and scrambled.get(sid) != "scrambled"
         sents = [split_sentences(u.text) for u in own]
         keyed = [[norm.key(u.text[x:y]) for x, y in ss] for u, ss in zip(own, sents, strict=True)]
         res = align_translation(keyed, clause_keys, section_clause_starts, ordered=in_order)
@@ -167,13 +171,6 @@ def _translations(
             t.duplicates.append(next(u for us in by_source.values() for u in us if id(u) == uid))
     links.sort(key=lambda t: (t.first, t.last))
     return links, unplaced
-
-
-def _is_scrambled(sid: str, parsed: dict[str, ParsedSource]) -> bool:
-    """A page whose 经 paragraphs and translation paragraphs interleave (w000) is not in order."""
-    kinds = [u.kind for u in parsed[sid].units if u.kind in ("text", "trans")]
-    changes = sum(1 for a, b in zip(kinds, kinds[1:], strict=False) if a != b)
-    return changes > 2
 
 
 def _is_ordered(units: list[SourceUnit]) -> bool:
@@ -198,7 +195,8 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     start_set = set(starts)
     section_clauses = {i for i, (a, _b, _u) in enumerate(col.base.clauses) if a in start_set}
     # 4. align the translation (it gives paragraph breaks), then segment
-    translations, unplaced = _translations(parsed, col, norm, section_clauses)
+    translations, unplaced = _translations(parsed, col, norm, section_clauses,
+                                           {s.id: s.order for s in manifest.sources})
     overrides = (
         load_overrides(manifest.table("overrides")) if use_overrides and "overrides" in manifest.tables else []
     )

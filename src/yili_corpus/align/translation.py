@@ -164,6 +164,7 @@ def align_paragraphs(
     cross_cost: float = 6.0,
     rho: float | None = None,
     scores: list[list[float]] | None = None,
+    refine_assign_cost: float = 0.0,
 ) -> list[ParagraphLink]:
     """Assign each translation paragraph, in order, a run of clauses (see module doc).
 
@@ -223,7 +224,7 @@ def align_paragraphs(
         if cs:
             links.append(ParagraphLink(i, cs[0], cs[-1], 0.0, 0.0))
     _refine(links, s, [len(k) for k in para_keys], [len(k) for k in clause_keys],
-            section_starts or set(), rho=rho, assign_cost=assign_cost)
+            section_starts or set(), rho=rho, assign_cost=refine_assign_cost)
     for lk in links:
         i = lk.index
         cs = list(range(lk.first, lk.last + 1))
@@ -338,8 +339,22 @@ def align_sentences(
                 base_cache[key] = sum(lex.match(c, suni[t], sbi[t]) for t in idx) / len(idx)
         return base_cache[key]
 
-    lo_band = [max(0, runs[sents[t][0]][0] - band) for t in range(S)]
-    hi_band = [min(len(clause_keys), runs[sents[t][0]][1] + 1 + band) for t in range(S)]
+    # the search keeps near the diagonal of each paragraph's run: sentence t, a share f of the
+    # way through its paragraph's characters, is looked for about f of the way through the run
+    lo_band: list[int] = []
+    hi_band: list[int] = []
+    done: dict[int, int] = {}
+    total = {p: sum(slen[t] for t in members[p]) for p in members}
+    for t in range(S):
+        p = sents[t][0]
+        a, b = runs[p]
+        width = b - a + 1
+        f = done.get(p, 0) / total[p]
+        done[p] = done.get(p, 0) + slen[t]
+        centre = a + f * width
+        half = max(band, 0.15 * width)
+        lo_band.append(max(0, a - band, int(centre - half)))
+        hi_band.append(min(len(clause_keys), b + 1 + band, int(centre + half) + 1))
     NEG = -1e18
     best: dict[tuple[int, int], float] = {}
     back: dict[tuple[int, int], tuple[int, int]] = {}

@@ -25,6 +25,7 @@ class SourceEntry:
     sha256: str
     edition: str = ""
     rank: int = 99
+    order: str = "text"  # "text": paragraphs follow the text; "scrambled": they do not
 
     def path(self, corpus_dir: Path) -> Path:
         return corpus_dir / self.file
@@ -89,12 +90,14 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
                 SourceEntry(
                     id=s["id"], file=s["file"], format=s["format"], description=s["description"],
                     layers=list(s["layers"]), sha256=s["sha256"], edition=s.get("edition", ""),
-                    rank=int(s.get("rank", 99)),
+                    rank=int(s.get("rank", 99)), order=str(s.get("order", "text")),
                 )
             )
     except (KeyError, TypeError, ValueError) as exc:
         raise DataError(f"manifest entry missing or wrong: {exc}", str(path)) from None
     for s in m.sources:
+        if s.order not in ("text", "scrambled"):
+            raise DataError(f"source {s.id}: order must be text or scrambled, found {s.order!r}", str(path))
         if s.format not in PARSERS:
             raise DataError(f"source {s.id}: unknown format {s.format!r}", str(path))
     if m.base not in {s.id for s in m.sources}:
