@@ -181,6 +181,14 @@ def test_translation_paragraphs_go_to_their_sections(built: BuildResult) -> None
     assert got[("w004", 3)] == 52 and got[("w004", 7)] == 53
     merged = sum(len(t.duplicates) for t in built.translations)
     assert merged == 13  # all of w000's translation paragraphs repeat w002's
+    # w000's scrambled paragraphs go, through the paragraph they repeat, to their sections
+    w000 = {}
+    for t in built.translations:
+        a = col.base.clauses[t.first][0]
+        sec = next(s.n for s in built.sections if s.start <= a < s.end)
+        for d in t.duplicates:
+            w000[d.line] = sec
+    assert w000 == {3: 9, 5: 10, 7: 2, 9: 3, 11: 4, 13: 5, 15: 5, 27: 6, 29: 7, 31: 7, 33: 8, 35: 8, 45: 1}
 
 
 def test_layers_per_section(built: BuildResult) -> None:
