@@ -390,91 +390,6 @@ def _layers(r: BuildResult) -> None:
 
 # -- output ---------------------------------------------------------------------------------------
 
-def model_json(r: BuildResult) -> dict[str, Any]:
-    """The model as a JSON-ready dict (until the TEI writer lands, the build's product)."""
-    col = r.collation
-    loc = Locator(r.sections)
-    m = r.manifest
-
-    def unit_d(u: SourceUnit) -> dict[str, Any]:
-        d = {"source": u.source, "line": u.line, "col": u.col, "text": u.text}
-        d.update({k: v for k, v in u.meta.items() if k not in ("skips", "label", "paren")})
-        return d
-
-    def attach(start: int, end: int) -> dict[str, Any]:
-        """The 经/记 stretch a unit is attached to: clause ids, section and quoted text."""
-        end = max(end, start + 1)
-        sec, _p, c0 = loc.at(start)
-        _s, _p, c1 = loc.at(end - 1)
-        return {"section": sec.n, "from": c0.id, "to": c1.id, "quote": reading_text(col, start, end)}
-
-    commentary: dict[str, list[dict[str, Any]]] = {"zhu": [], "shu": [], "note": [], "trans": []}
-    for z in r.zhu:
-        d = unit_d(z.unit)
-        d["attach"] = attach(z.span.start, z.span.end)
-        commentary["zhu"].append(d)
-    zid = {id(z.unit): f"{z.unit.source}.zhu{z.unit.meta['n']}" for z in r.zhu}
-    for sa in r.shu:
-        d = {
-            "block": sa.block, "form": sa.form, "lemma": list(sa.lemma), "how": sa.how, "reason": sa.reason,
-            "source": sa.units[0].source, "line": sa.units[0].line,
-            "parts": [unit_d(u) for u in sa.units],
-            "zhu": [zid.get(id(u)) for u in sa.zhu],
-        }
-        if sa.jing is not None:
-            d["attach"] = attach(sa.jing.start, sa.jing.end)
-        commentary["shu"].append(d)
-    for a in r.notes:
-        d = unit_d(a.unit)
-        d["anchor"] = a.how
-        if a.start is not None:
-            d["attach"] = attach(a.start, a.end or a.start)
-        if a.section is not None:
-            d["summary_of"] = a.section
-        d["xrefs"] = [x.to_dict() for x in a.xrefs]
-        commentary["note"].append(d)
-    for t in r.translations:
-        d = unit_d(t.unit)
-        d["attach"] = attach(col.base.clauses[t.first][0], col.base.clauses[t.last][1])
-        d["confidence"] = t.confidence
-        d["duplicates"] = [{"source": x.source, "line": x.line} for x in t.duplicates]
-        d["sentences"] = []
-        for i, (x, y) in enumerate(t.sentences):
-            lk = next((lk for lk in t.links if i in lk.sentences), None)
-            sd: dict[str, Any] = {"n": i + 1, "text": t.unit.text[x:y]}
-            if lk is not None:
-                sd["attach"] = attach(col.base.clauses[lk.clauses[0]][0], col.base.clauses[lk.clauses[-1]][1])
-                sd["confidence"] = lk.confidence
-                if lk.override:
-                    sd["override"] = lk.override
-            d["sentences"].append(sd)
-        commentary["trans"].append(d)
-    return {
-        "chapter": {"id": m.chapter_id, "title": m.chapter_title, "work": m.work_title, "number": m.chapter_number},
-        "sources": [
-            {"id": s.id, "file": s.file, "format": s.format, "edition": s.edition,
-             "description": s.description, "layers": s.layers, "sha256": s.sha256, "rank": s.rank}
-            for s in m.sources
-        ],
-        "sections": [
-            {
-                "id": s.id, "n": s.n, "kind": s.kind, "title": s.title, "incipit": s.incipit,
-                "layers": s.layers,
-                "paragraphs": [
-                    {"id": p.id, "n": p.n, "break_from": p.break_from,
-                     "clauses": [{"id": c.id, "text": c.text, "source": c.source, "line": c.line, "col": c.col}
-                                 for c in p.clauses]}
-                    for p in s.paragraphs
-                ],
-            }
-            for s in r.sections
-        ],
-        "apparatus": [s.to_dict() for s in col.sites],
-        "placeholders": col.pua,
-        "commentary": commentary,
-    }
-
-
 def alignment_report(r: BuildResult) -> dict[str, Any]:
     """Per section: which layers are aligned, how many units, how many low-confidence links."""
     loc = Locator(r.sections)
@@ -577,6 +492,16 @@ def report_json(r: BuildResult) -> dict[str, Any]:
     }
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: Files are written readable by all, as open() would make them (mkstemp makes them private).
+_FILE_MODE = 0o666 & ~_umask()
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -584,6 +509,7 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
+        os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -596,13 +522,41 @@ def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
 
-def write_outputs(r: BuildResult, out_dir: Path) -> list[Path]:
-    """Write the model and the report as JSON into ``out_dir``; returns the paths written."""
-    cid = r.manifest.chapter_id
-    paths = [out_dir / f"{cid}.model.json", out_dir / f"{cid}.report.json"]
-    write_atomic(paths[0], dumps(model_json(r)))
+def tei_bytes(r: BuildResult) -> bytes:
+    """The TEI document of the build."""
+    from .tei.assemble import to_document
+    from .tei.write import to_bytes
+
+    return to_bytes(to_document(r))
+
+
+def tei_path(r: BuildResult, tei_dir: Path) -> Path:
+    """Where the chapter's TEI goes: ``tei/yili-<chapter>.xml``."""
+    return tei_dir / f"yili-{r.manifest.chapter_id}.xml"
+
+
+def write_outputs(r: BuildResult, tei_dir: Path, report_dir: Path) -> list[Path]:
+    """Write the TEI (atomically) and the report as JSON; returns the paths written."""
+    paths = [tei_path(r, tei_dir), report_dir / f"{r.manifest.chapter_id}.report.json"]
+    data = tei_bytes(r)
+    write_atomic_bytes(paths[0], data)
     write_atomic(paths[1], dumps(report_json(r)))
     return paths
+
+
+def write_atomic_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, _FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def format_report(r: BuildResult) -> str:
@@ -654,5 +608,5 @@ def _show(s: str) -> str:
     return "".join(f"<U+{ord(c):04X}>" if 0xE000 <= ord(c) <= 0xF8FF else c for c in s) or "∅"
 
 
-__all__ = ["BuildResult", "run_build", "write_outputs", "format_report", "model_json", "report_json",
+__all__ = ["BuildResult", "run_build", "write_outputs", "format_report", "report_json", "tei_bytes",
            "reading_text"]

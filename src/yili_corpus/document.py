@@ -1,0 +1,256 @@
+"""The corpus as the TEI document holds it.
+
+The build turns its results into a :class:`Document`; ``tei/write.py`` writes it and
+``tei/read.py`` reads it back (writer → reader → writer is byte-identical). The read wing — search,
+show, cite, export — works on a :class:`Document` read from the TEI, never on the sources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+LAYER_NAMES = {
+    "jing": "经",
+    "ji": "记",
+    "zhu": "郑注",
+    "shu": "贾疏",
+    "note": "今注",
+    "trans": "今译",
+}
+
+
+@dataclass
+class Glyph:
+    """A character a witness wrote with private-use code points (``text``), declared in the
+    header as ``chars[ref]`` (with what it stands for, when the collation learned it)."""
+
+    ref: str
+    text: str
+
+
+@dataclass
+class Ref:
+    """A cross-reference inside a note: ``type`` is note, section, other-chapter or other-work;
+    ``target`` an id in this document (note, section) or empty; ``cref`` a canonical reference
+    outside it (士丧礼.24, 周礼·春官·司常)."""
+
+    type: str
+    text: str
+    target: str = ""
+    cref: str = ""
+
+
+#: Inline content: plain text, glyphs, apparatus entries, cross-references.
+Inline = Union[str, Glyph, "App", Ref]
+
+
+@dataclass
+class Rdg:
+    """A witness's reading at an apparatus entry (diplomatic; glyphs kept)."""
+
+    wit: str
+    content: list[str | Glyph]
+    status: str = "reading"  # reading | placeholder | lacuna
+    source: str = ""  # pointer to the place in the witness file
+
+    @property
+    def text(self) -> str:
+        return plain(self.content)
+
+
+@dataclass
+class App:
+    """An apparatus entry: the chosen reading (``lem``) and the others.
+
+    ``type`` is ``variant``, ``restored`` (the lemma restored where a witness has an unencoded or
+    lost character; ``supplied`` names the witnesses it came from) or ``emendation`` (``sic``
+    keeps the original).
+    """
+
+    type: str
+    lem: str
+    lem_wits: list[str]
+    rdgs: list[Rdg]
+    rule: str
+    sic: str | None = None
+    evidence: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.lem
+
+
+def plain(content: list[Any]) -> str:
+    """The text of inline content: glyphs as written, apparatus entries as their lemma."""
+    out = []
+    for x in content:
+        if isinstance(x, str):
+            out.append(x)
+        elif isinstance(x, (Glyph, Ref)):
+            out.append(x.text)
+        else:
+            out.append(x.lem)
+    return "".join(out)
+
+
+def readable(content: list[Any], chars: dict[str, CharDecl]) -> str:
+    """Like :func:`plain`, but a glyph whose character is known is given as that character."""
+    out = []
+    for x in content:
+        if isinstance(x, str):
+            out.append(x)
+        elif isinstance(x, Glyph):
+            c = chars.get(x.ref)
+            out.append(c.character if c and c.character else x.text)
+        elif isinstance(x, Ref):
+            out.append(x.text)
+        else:
+            out.append(x.lem)
+    return "".join(out)
+
+
+@dataclass
+class Clause:
+    """A clause of the 经/记 reading text."""
+
+    id: str
+    n: int
+    content: list[Inline]
+    source: str
+
+    @property
+    def text(self) -> str:
+        return plain(self.content)
+
+
+@dataclass
+class SentenceSeg:
+    """A sentence of a translation paragraph and the clauses it renders."""
+
+    n: int
+    text: str
+    corresp: list[str]
+    cert: float | None = None
+    override: int | None = None
+
+
+@dataclass
+class Unit:
+    """A commentary or translation unit attached to the 经/记.
+
+    ``target``/``target_end`` are clause ids (the stretch it is attached to: for 注 the words it
+    follows, for 疏 the range its lemma names, for a note its lemma, for a translation paragraph
+    the clauses it renders). ``parts`` holds the parts of a 疏 block (role, content, source);
+    ``sentences`` the sentences of a translation paragraph.
+    """
+
+    id: str
+    layer: str
+    content: list[Any]
+    target: str | None
+    target_end: str | None
+    source: str
+    n: str | None = None
+    resp: str | None = None
+    lang: str | None = None
+    attrs: dict[str, str] = field(default_factory=dict)
+    parts: list[tuple[str, list[str | Glyph], str]] = field(default_factory=list)
+    sentences: list[SentenceSeg] = field(default_factory=list)
+    refs: list[dict[str, str]] = field(default_factory=list)
+    editorial: str = ""
+
+    @property
+    def text(self) -> str:
+        if self.parts:
+            return "".join(plain(c) for _r, c, _s in self.parts)
+        if self.sentences:
+            return "".join(s.text for s in self.sentences)
+        return plain(self.content)
+
+
+@dataclass
+class Paragraph:
+    """A paragraph: the 经/记 clauses and the units whose stretch starts in it."""
+
+    id: str
+    n: int
+    layer: str  # jing | ji
+    clauses: list[Clause]
+    units: list[Unit] = field(default_factory=list)
+    breaks: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(c.text for c in self.clauses)
+
+
+@dataclass
+class Section:
+    """A section of the chapter."""
+
+    id: str
+    n: int
+    layer: str
+    title: str
+    paragraphs: list[Paragraph]
+    summary: list[str] = field(default_factory=list)  # ids of the notes that sum it up
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.paragraphs)
+
+    def layers(self) -> list[str]:
+        """The layers present in the section, in reading order."""
+        have = {self.layer}
+        for p in self.paragraphs:
+            have.update(u.layer for u in p.units)
+        return [k for k in LAYER_NAMES if k in have]
+
+
+@dataclass
+class Witness:
+    """A source file as a witness."""
+
+    id: str
+    file: str
+    sha256: str
+    edition: str
+    description: str
+    layers: list[str]
+    rank: int
+
+
+@dataclass
+class CharDecl:
+    """A character written with private-use code points by a witness."""
+
+    id: str
+    witness: str
+    sequence: str
+    character: str | None
+    count: int
+    note: str
+
+
+@dataclass
+class Document:
+    """The chapter: header facts and sections."""
+
+    id: str
+    work: str
+    chapter: str
+    number: int
+    witnesses: list[Witness]
+    chars: list[CharDecl]
+    sections: list[Section]
+    normalization: str = ""
+    collation: str = ""
+    variants_table: str = ""
+
+    def section(self, n: int) -> Section | None:
+        return next((s for s in self.sections if s.n == n), None)
+
+    @property
+    def char_map(self) -> dict[str, CharDecl]:
+        return {c.id: c for c in self.chars}

@@ -1,0 +1,311 @@
+"""The build's results → the :class:`~yili_corpus.document.Document` the TEI writer writes.
+
+Every clause, reading and unit gets a source pointer: the witness and the exact characters of
+its file, as an RFC 5147 fragment (``#w003 corpus/003_….txt#char=5678,5702``).
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any
+
+from ..build import BuildResult, Locator
+from ..document import (
+    App,
+    CharDecl,
+    Clause,
+    Document,
+    Glyph,
+    Paragraph,
+    Rdg,
+    Ref,
+    Section,
+    SentenceSeg,
+    Unit,
+    Witness,
+)
+from ..model import SourceUnit, is_private_use
+
+NORMALIZATION = (
+    "Search and matching use a normalised key: only text characters (CJK ideographs, private-use "
+    "code points), folded from traditional to simplified character by character with OpenCC (t2s), "
+    "then through the variant table corpus/variants.tsv (荅/答, 筭/算, 闲/閒/间 …, each row saying "
+    "where it was seen). The diplomatic text of every witness is kept as it stands."
+)
+COLLATION = (
+    "The reading text of the 经 and 记 is collated from w001 (the base, complete), w003, w000 and "
+    "w004. A reading that holds a private-use code point or a placeholder, or that lacks characters "
+    "its witness never writes, does not vote: the character is restored from the other witnesses "
+    "(app type=restored, lem holding supplied with @source). Otherwise the reading is chosen by the "
+    "majority of the witnesses of the passage; on a tie by attestation elsewhere in the corpus (the "
+    "candidate with its neighbours, two characters of context then one); on a tie still by the "
+    "witness rank of corpus/manifest.toml (w003, w000, w004, w001). Each app says its rule in a note. "
+    "Where no witness has the right reading, corpus/emendations.tsv gives it with its evidence "
+    "(app type=emendation, choice/sic/corr). Clauses are w001's; paragraphs start where a witness "
+    "starts one; sections follow corpus/sections.tsv."
+)
+
+
+class _Pointers:
+    """Source pointers: witness id plus the exact characters in its file."""
+
+    def __init__(self, r: BuildResult) -> None:
+        self.files = {s.id: f"corpus/{s.file}" for s in r.manifest.sources}
+        self.line_starts: dict[str, list[int]] = {}
+        for sid, p in r.parsed.items():
+            starts = [0]
+            for i, ch in enumerate(p.text):
+                if ch == "\n":
+                    starts.append(i + 1)
+            self.line_starts[sid] = starts
+
+    def span(self, wit: str, a: int, b: int) -> str:
+        return f"#{wit} {self.files[wit]}#char={a},{b}"
+
+    def unit(self, u: SourceUnit) -> str:
+        return self.span(u.source, u.offset, u.end)
+
+    def at(self, wit: str, line: int | None, col: int | None, length: int) -> str:
+        if line is None or col is None:
+            return f"#{wit}"
+        a = self.line_starts[wit][line - 1] + col
+        return self.span(wit, a, a + length)
+
+
+class _Glyphs:
+    """Private-use sequences → glyphs declared in the header."""
+
+    def __init__(self, r: BuildResult) -> None:
+        self.decls: dict[str, CharDecl] = {}
+        self.learned: dict[str, list[tuple[str, str]]] = {}
+        for v in r.collation.pua.values():
+            seq = v["sequence"]
+            if not any(is_private_use(c) for c in seq):
+                continue  # a placeholder such as 〓 is not a glyph of the witness
+            cid = self.cid(v["witness"], seq)
+            self.decls[cid] = CharDecl(
+                cid, v["witness"], seq, v["character"], int(v["count"]),
+                f"learned from the collation: {v['count']} place(s) where the other witnesses read {v['character']}",
+            )
+            self.learned.setdefault(v["witness"], []).append((seq, cid))
+        for lst in self.learned.values():
+            lst.sort(key=lambda x: -len(x[0]))
+
+    @staticmethod
+    def cid(wit: str, seq: str) -> str:
+        return wit + "-" + "-".join(f"{ord(c):04X}" if is_private_use(c) else f"{ord(c):04X}" for c in seq)
+
+    def split(self, wit: str, text: str) -> list[str | Glyph]:
+        """``text`` as plain strings and glyphs."""
+        out: list[str | Glyph] = []
+        buf: list[str] = []
+        i = 0
+        learned = self.learned.get(wit, [])
+        while i < len(text):
+            hit = None
+            for seq, cid in learned:
+                if text.startswith(seq, i):
+                    hit = (seq, cid)
+                    break
+            if hit is None and is_private_use(text[i]):
+                seq = text[i]
+                cid = self.cid(wit, seq)
+                if cid not in self.decls:
+                    self.decls[cid] = CharDecl(cid, wit, seq, None, 0, "not identified: no other witness reads this place")
+                hit = (seq, cid)
+            if hit is None:
+                buf.append(text[i])
+                i += 1
+                continue
+            if buf:
+                out.append("".join(buf))
+                buf = []
+            seq, cid = hit
+            if self.decls[cid].character is None:
+                self.decls[cid].count += 1
+            out.append(Glyph(cid, seq))
+            i += len(seq)
+        if buf:
+            out.append("".join(buf))
+        return out
+
+
+def to_document(r: BuildResult) -> Document:
+    """The document for the TEI writer."""
+    m = r.manifest
+    col = r.collation
+    cid = m.chapter_id
+    ptr = _Pointers(r)
+    gl = _Glyphs(r)
+    loc = Locator(r.sections)
+    sites = col.sites
+    site_starts = [s.start for s in sites]
+
+    def clause_content(a: int, b: int) -> list[Any]:
+        out: list[Any] = []
+        buf: list[str] = []
+        k = bisect.bisect_left(site_starts, a)
+        i = a
+        if k > 0 and sites[k - 1].end > a:
+            i = max(i, sites[k - 1].end)
+        while i < b:
+            if k < len(sites) and sites[k].start == i:
+                s = sites[k]
+                if buf:
+                    out.append("".join(buf))
+                    buf = []
+                rdgs = [
+                    Rdg(x.wit, gl.split(x.wit, x.text), x.status, ptr.at(x.wit, x.line, x.col, len(x.text)))
+                    for x in s.readings
+                ]
+                out.append(App(s.kind, s.lemma, list(s.lemma_wits), rdgs, s.rule, s.sic, s.evidence))
+                i = max(i + 1, s.end)
+                k += 1
+                continue
+            u, o = col.base.pos[i]
+            buf.append(u.text[o])
+            i += 1
+        if buf:
+            out.append("".join(buf))
+        return out
+
+    # sections, paragraphs, clauses
+    para_of: dict[str, Paragraph] = {}
+    sections: list[Section] = []
+    for s in r.sections:
+        paras = []
+        for p in s.paragraphs:
+            clauses = []
+            for c in p.clauses:
+                u = col.base.pos[c.start][0]
+                clauses.append(Clause(c.id, c.n, clause_content(c.start, c.end), ptr.unit(u)))
+            dp = Paragraph(p.id, p.n, s.kind, clauses, [], list(p.break_from))
+            paras.append(dp)
+            para_of[p.id] = dp
+        sections.append(Section(s.id, s.n, s.kind, s.title, paras))
+    sec_by_n = {s.n: s for s in sections}
+
+    def span_ids(start: int, end: int) -> tuple[str, str, str]:
+        end = max(end, start + 1)
+        _s, p, c0 = loc.at(start)
+        _s, _p, c1 = loc.at(end - 1)
+        return p.id, c0.id, c1.id
+
+    def place(unit: Unit, para_id: str) -> None:
+        para_of[para_id].units.append(unit)
+
+    # 注
+    zid: dict[int, str] = {}
+    for z in r.zhu:
+        u = z.unit
+        uid = f"{cid}.{u.source}.zhu{u.meta['n']}"
+        zid[id(u)] = uid
+        pid, t0, t1 = span_ids(z.span.start, z.span.end)
+        place(Unit(uid, "zhu", gl.split(u.source, u.text), t0, t1, ptr.unit(u), n=str(u.meta["n"]),
+                   resp="#zhengxuan"), pid)
+    # 疏
+    for sa in r.shu:
+        head = sa.units[0]
+        uid = f"{cid}.{head.source}.shu{sa.block}"
+        if sa.jing is None:
+            continue
+        pid, t0, t1 = span_ids(sa.jing.start, sa.jing.end)
+        parts = [(str(u.meta.get("role", "body")), gl.split(u.source, u.text), ptr.unit(u)) for u in sa.units]
+        attrs = {"form": sa.form, "how": sa.how}
+        if sa.zhu:
+            attrs["zhu"] = " ".join(f"#{zid[id(x)]}" for x in sa.zhu if id(x) in zid)
+        place(Unit(uid, "shu", [], t0, t1, ptr.unit(head), n=str(sa.block), resp="#jiagongyan",
+                   attrs=attrs, parts=parts, editorial=sa.reason), pid)
+    # notes: ids first (cross-references point at notes later in the file)
+    note_uid: list[str] = []
+    note_ids: dict[tuple[str, int], str] = {}
+    seen: set[str] = set()
+    for a in r.notes:
+        u = a.unit
+        n = u.meta.get("n")
+        series = u.meta.get("series")
+        base = (f"{cid}.{u.source}.l{u.line}" if series == "lemma"
+                else f"{cid}.{u.source}.n{n}" if series == "〔〕" else f"{cid}.{u.source}.note{n}")
+        uid, k = base, 2
+        while uid in seen:
+            uid, k = f"{base}.{k}", k + 1
+        seen.add(uid)
+        note_uid.append(uid)
+        if n is not None and series == "（）":
+            note_ids.setdefault((u.source, int(n)), uid)
+    for a, uid in zip(r.notes, note_uid, strict=True):
+        u = a.unit
+        n = u.meta.get("n")
+        if a.start is None:
+            continue
+        pid, t0, t1 = span_ids(a.start, a.end if a.end and a.end > a.start else a.start + 1)
+        content = _note_content(u, a.xrefs, gl, note_ids, cid)
+        attrs = {"anchor": a.how, "series": str(u.meta.get("series", ""))}
+        if u.meta.get("lemma"):
+            attrs["lemma"] = str(u.meta["lemma"])
+        if u.meta.get("fragment"):
+            attrs["fragment"] = str(u.meta["fragment"])
+        if a.section is not None and a.section in sec_by_n:
+            attrs["summary_of"] = "#" + sec_by_n[a.section].id
+        unit = Unit(uid, "note", content, t0, t1, ptr.unit(u), n=str(n) if n is not None else None,
+                    lang="zh-Hans", attrs=attrs)
+        place(unit, pid)
+        if a.section is not None and a.section in sec_by_n:
+            sec_by_n[a.section].summary.append(uid)
+    # translation
+    for t in r.translations:
+        u = t.unit
+        uid = f"{cid}.{u.source}.trans{u.line}"
+        a0 = col.base.clauses[t.first][0]
+        a1 = col.base.clauses[t.last][1]
+        pid, t0, t1 = span_ids(a0, a1)
+        sents = []
+        for i, (x, y) in enumerate(t.sentences):
+            lk = next((lk for lk in t.links if i in lk.sentences), None)
+            corresp = []
+            if lk is not None:
+                corresp = [loc.at(col.base.clauses[c][0])[2].id for c in lk.clauses]
+            sents.append(SentenceSeg(i + 1, u.text[x:y], corresp, lk.confidence if lk else None,
+                                     lk.override if lk else None))
+        src = " ".join([ptr.unit(u)] + [ptr.unit(d) for d in t.duplicates])
+        place(Unit(uid, "trans", [], t0, t1, src, n=str(u.line), lang="zh-Hans",
+                   attrs={"confidence": f"{t.confidence:.3f}"}, sentences=sents), pid)
+    order = {"zhu": 0, "shu": 1, "note": 2, "trans": 3}
+    clause_pos = {c.id: (i, j) for s in sections for p in s.paragraphs for i, c in enumerate(p.clauses) for j in [p.n]}
+    for s in sections:
+        for p in s.paragraphs:
+            p.units.sort(key=lambda x: (order[x.layer], clause_pos.get(x.target or "", (0, 0)), x.id))
+    witnesses = [
+        Witness(s.id, f"corpus/{s.file}", s.sha256, s.edition, s.description, list(s.layers), s.rank)
+        for s in m.sources
+    ]
+    chars = sorted(gl.decls.values(), key=lambda c: c.id)
+    return Document(cid, m.work_title, m.chapter_title, m.chapter_number, witnesses, chars, sections,
+                    NORMALIZATION, COLLATION, "corpus/variants.tsv")
+
+
+def _note_content(u: SourceUnit, xrefs: list[Any], gl: _Glyphs, note_ids: dict[tuple[str, int], str], cid: str) -> list[Any]:
+    """A note's text with its cross-references as :class:`Ref` and its glyphs."""
+    out: list[Any] = []
+    i = 0
+    text = u.text
+    for x in sorted(xrefs, key=lambda x: x.start):
+        if x.start < i:
+            continue
+        out.extend(gl.split(u.source, text[i:x.start]))
+        target = cref = ""
+        if x.type == "section" and x.target is not None:
+            target = f"#{cid}.{x.target}"
+        elif x.type == "note" and x.target is not None:
+            target = "#" + note_ids.get((u.source, int(x.target)), "")
+            if target == "#":
+                target = ""
+                cref = f"{cid}.note.{x.target}"
+        elif x.type == "other-chapter":
+            cref = ".".join(str(v) for v in (x.work or "?", x.target) if v is not None)
+        elif x.type == "other-work":
+            cref = x.work or ""
+        out.append(Ref(x.type, text[x.start:x.end], target, cref))
+        i = x.end
+    out.extend(gl.split(u.source, text[i:]))
+    return [p for p in out if p != ""]

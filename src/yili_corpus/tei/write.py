@@ -1,0 +1,275 @@
+"""The TEI writer: a :class:`~yili_corpus.document.Document` → TEI P5 XML (bytes, deterministic).
+
+See ``docs/encoding.md`` for the encoding. The output is stable byte for byte for the same
+document: attribute order is fixed, ids and lists are in document order, no timestamps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lxml import etree
+
+from ..document import App, Document, Glyph, Ref, Section, Unit
+from ..document import Paragraph as DocParagraph
+
+TEI_NS = "http://www.tei-c.org/ns/1.0"
+XML_NS = "http://www.w3.org/XML/1998/namespace"
+T = f"{{{TEI_NS}}}"
+XML_ID = f"{{{XML_NS}}}id"
+XML_LANG = f"{{{XML_NS}}}lang"
+
+#: Series of notes → @subtype.
+SERIES = {"（）": "numbered", "〔〕": "bracketed", "lemma": "lemma", "": "none"}
+#: 疏 lemma forms → @subtype.
+FORMS = {"“X”至“Y”": "range", "“X”": "single", "注“X”至“Y”": "zhu-range", "注“X”": "zhu-single"}
+LAYER_TITLES = {"jing": "经", "ji": "记", "zhu": "郑注", "shu": "贾疏", "note": "今注", "trans": "今译"}
+
+
+def _el(parent: etree._Element, tag: str, attrs: dict[str, str] | None = None, text: str | None = None) -> etree._Element:
+    e = etree.SubElement(parent, T + tag)
+    for k, v in (attrs or {}).items():
+        if v is not None and v != "":
+            e.set(k, v)
+    if text:
+        e.text = text
+    return e
+
+
+def _append_text(e: etree._Element, s: str) -> None:
+    if not s:
+        return
+    if len(e):
+        last = e[-1]
+        last.tail = (last.tail or "") + s
+    else:
+        e.text = (e.text or "") + s
+
+
+def _inline(e: etree._Element, content: list[Any]) -> None:
+    """Write inline content (text, glyphs, refs, apparatus entries) into ``e``."""
+    for x in content:
+        if isinstance(x, str):
+            _append_text(e, x)
+        elif isinstance(x, Glyph):
+            g = _el(e, "g", {"ref": "#" + x.ref})
+            g.text = x.text
+        elif isinstance(x, Ref):
+            attrs = {"type": x.type}
+            if x.target:
+                attrs["target"] = x.target
+            if x.cref:
+                attrs["cRef"] = x.cref
+            r = _el(e, "ref", attrs)
+            r.text = x.text
+        elif isinstance(x, App):
+            _app(e, x)
+
+
+def _app(parent: etree._Element, a: App) -> None:
+    app = _el(parent, "app", {"type": a.type})
+    lem_attrs = {"wit": " ".join("#" + w for w in a.lem_wits)} if a.lem_wits else {"resp": "#yili-corpus"}
+    lem = _el(app, "lem", lem_attrs)
+    if a.type == "restored":
+        _el(lem, "supplied", {"reason": "unencoded or lost in a witness",
+                              "source": " ".join("#" + w for w in a.lem_wits)}, a.lem)
+    elif a.type == "emendation":
+        ch = _el(lem, "choice")
+        _el(ch, "sic", None, a.sic or "")
+        _el(ch, "corr", {"resp": "#yili-corpus"}, a.lem)
+    else:
+        lem.text = a.lem
+    for r in a.rdgs:
+        typ = r.status if r.status != "reading" else ("lem" if r.wit in a.lem_wits else "")
+        rdg = _el(app, "rdg", {"wit": "#" + r.wit, "type": typ, "source": r.source})
+        if r.status == "lacuna" or (not r.content and r.status != "placeholder"):
+            _el(rdg, "gap", {"reason": "lost" if r.status == "lacuna" else "omitted"})
+        else:
+            _inline(rdg, r.content)
+    _el(app, "note", {"type": "rule"}, a.rule)
+    if a.evidence:
+        _el(app, "note", {"type": "evidence"}, a.evidence)
+
+
+def _cert(v: float | None) -> str:
+    return "" if v is None else f"{v:.3f}".rstrip("0").rstrip(".") if v not in (0.0, 1.0) else ("0" if v == 0 else "1")
+
+
+def _unit(parent: etree._Element, u: Unit, para_ids: list[str]) -> None:
+    if u.layer == "trans":
+        ab = _el(parent, "ab", {
+            "type": "trans", XML_ID: u.id, "n": u.n or "", XML_LANG: u.lang or "",
+            "corresp": " ".join(f"#{p}.{'jing'}" if not p.endswith("@ji") else f"#{p[:-3]}.ji" for p in para_ids),
+            "source": u.source, "cert": u.attrs.get("confidence", ""),
+        })
+        for s in u.sentences:
+            attrs = {"type": "sentence", "n": str(s.n), "corresp": " ".join("#" + c for c in s.corresp),
+                     "cert": _cert(s.cert)}
+            if s.override is not None:
+                attrs["source"] = f"corpus/alignment-overrides.tsv#line={s.override - 1},{s.override}"
+            seg = _el(ab, "seg", attrs)
+            seg.text = s.text
+        return
+    attrs: dict[str, str] = {"type": u.layer, XML_ID: u.id, "n": u.n or ""}
+    if u.layer == "shu":
+        attrs["subtype"] = FORMS.get(u.attrs.get("form", ""), "")
+        attrs["cert"] = "high" if u.attrs.get("how") == "exact" else "low"
+        attrs["corresp"] = u.attrs.get("zhu", "")
+    if u.layer == "note":
+        sub = SERIES.get(u.attrs.get("series", ""), "none")
+        if u.attrs.get("fragment"):
+            sub += "-fragment"
+        attrs["subtype"] = sub
+        how = u.attrs.get("anchor", "")
+        attrs["cert"] = "high" if how.startswith("exact, in order") else "medium" if how.startswith(("approximate", "exact")) else "low"
+        attrs["corresp"] = u.attrs.get("summary_of", "")
+    attrs[XML_LANG] = u.lang or ""
+    attrs["resp"] = u.resp or ""
+    attrs["source"] = u.source
+    attrs["target"] = "#" + u.target if u.target else ""
+    if u.target_end and u.target_end != u.target:
+        attrs["targetEnd"] = "#" + u.target_end
+    note = _el(parent, "note", attrs)
+    if u.parts:
+        for role, content, src in u.parts:
+            part = _el(note, "ab", {"type": role, "source": src})
+            _inline(part, content)
+        if u.editorial:
+            _el(note, "note", {"type": "editorial", "resp": "#yili-corpus"}, u.editorial)
+    else:
+        _inline(note, u.content)
+
+
+def _paragraph(parent: etree._Element, p: DocParagraph, index: dict[str, tuple[int, int]], all_paras: list[str]) -> None:
+    div = _el(parent, "div", {"type": "paragraph", "n": str(p.n), XML_ID: p.id,
+                              "source": " ".join(sorted({"#" + b.split(":")[0] for b in p.breaks}))})
+    ab = _el(div, "ab", {"type": p.layer, XML_ID: f"{p.id}.{p.layer}"})
+    for c in p.clauses:
+        seg = _el(ab, "seg", {"type": "clause", "n": str(c.n), XML_ID: c.id, "source": c.source})
+        _inline(seg, c.content)
+    for u in p.units:
+        paras = [p.id]
+        if u.layer == "trans" and u.target and u.target_end:
+            a, b = index[u.target][0], index[u.target_end][0]
+            paras = [x + ("@ji" if lay == "ji" else "") for x, lay in all_paras[a : b + 1]]  # type: ignore[misc]
+        _unit(div, u, paras)
+
+
+def build_tree(doc: Document) -> etree._Element:
+    """The TEI tree of ``doc``."""
+    root = etree.Element(T + "TEI", nsmap={None: TEI_NS})
+    root.set(XML_ID, f"yili.{doc.id}")
+    root.set(XML_LANG, "lzh")
+    header = _el(root, "teiHeader")
+    fd = _el(header, "fileDesc")
+    ts = _el(fd, "titleStmt")
+    _el(ts, "title", {XML_LANG: "zh-Hans"}, f"{doc.work}·{doc.chapter}：经、记、郑注、贾疏、今注、今译对照")
+    _el(ts, "title", {"type": "sub", XML_LANG: "en"}, f"Yili, chapter {doc.number}: aligned, citable corpus")
+    for resp, pid, name in (("注", "zhengxuan", "郑玄"), ("疏", "jiagongyan", "贾公彦")):
+        rs = _el(ts, "respStmt")
+        _el(rs, "resp", None, resp)
+        _el(rs, "persName", {XML_ID: pid}, name)
+    rs = _el(ts, "respStmt", {XML_ID: "yili-corpus"})
+    _el(rs, "resp", None, "collation, alignment and encoding")
+    _el(rs, "name", None, "yili-corpus")
+    ps = _el(fd, "publicationStmt")
+    _el(ps, "p", None, "Generated by yili-corpus (yili build) from the files in corpus/; a correction made "
+        "here by hand is checked by yili validate and lost at the next build unless made in corpus/.")
+    sd = _el(fd, "sourceDesc")
+    lw = _el(sd, "listWit")
+    for w in doc.witnesses:
+        we = _el(lw, "witness", {XML_ID: w.id, "n": str(w.rank)})
+        _el(we, "label", None, w.edition)
+        _el(we, "note", {"type": "description"}, w.description)
+        _append_text(we, " file ")
+        _el(we, "ref", {"target": w.file}, w.file)
+        _append_text(we, ", sha256 ")
+        _el(we, "idno", {"type": "sha256"}, w.sha256)
+        lst = _el(we, "list", {"type": "layers"})
+        for lay in w.layers:
+            _el(lst, "item", {"n": lay}, LAYER_TITLES.get(lay, lay))
+    ed = _el(header, "encodingDesc")
+    pd = _el(ed, "projectDesc")
+    pp = _el(pd, "p", None, "The layers each section has (absent layers are absent in the sources, not left out):")
+    lst = _el(pp, "list", {"type": "section-layers"})
+    for s in doc.sections:
+        item = _el(lst, "item", {"n": str(s.n), "corresp": "#" + s.id}, " ".join(s.layers()))
+    del item
+    edl = _el(ed, "editorialDecl")
+    nz = _el(edl, "normalization", {"source": doc.variants_table})
+    _el(nz, "p", None, doc.normalization)
+    cr = _el(edl, "correction")
+    _el(cr, "p", None, doc.collation)
+    rd = _el(ed, "refsDecl")
+    cs = _el(rd, "citeStructure", {"unit": "section", "match": "//body/div[@type='section']", "use": "@n"})
+    _el(cs, "citeStructure", {"unit": "paragraph", "match": "div[@type='paragraph']", "use": "@n", "delim": "."})
+    if doc.chars:
+        cd = _el(ed, "charDecl")
+        for c in doc.chars:
+            ce = _el(cd, "char", {XML_ID: c.id, "n": str(c.count), "corresp": "#" + c.witness})
+            _el(ce, "mapping", {"type": "PUA"}, c.sequence)
+            if c.character:
+                _el(ce, "mapping", {"type": "standard"}, c.character)
+            _el(ce, "note", None, c.note)
+    prof = _el(header, "profileDesc")
+    lu = _el(prof, "langUsage")
+    _el(lu, "language", {"ident": "lzh"}, "文言 (经, 记, 郑注, 贾疏)")
+    _el(lu, "language", {"ident": "zh-Hans"}, "现代汉语，简体 (今注, 今译)")
+    text = _el(root, "text")
+    body = _el(text, "body")
+    all_paras = [(p.id, p.layer) for s in doc.sections for p in s.paragraphs]
+    index = {c.id: (i, j) for i, (s, p) in enumerate((s, p) for s in doc.sections for p in s.paragraphs)
+             for j, c in enumerate(p.clauses)}
+    for s in doc.sections:
+        _section(body, s, index, all_paras)
+    return root
+
+
+def _section(body: etree._Element, s: Section, index: dict[str, tuple[int, int]], all_paras: list[Any]) -> None:
+    div = _el(body, "div", {"type": "section", "subtype": s.layer, "n": str(s.n), XML_ID: s.id,
+                            "corresp": " ".join("#" + x for x in s.summary)})
+    _el(div, "head", None, s.title)
+    for p in s.paragraphs:
+        _paragraph(div, p, index, all_paras)
+
+
+#: Elements whose content is text (mixed content): never indented, their white space is text.
+MIXED = frozenset({
+    "seg", "p", "lem", "rdg", "sic", "corr", "supplied", "g", "ref", "title", "label", "item", "head",
+    "resp", "persName", "name", "idno", "mapping", "language", "note", "witness",
+})
+#: ab holding 经/记 clauses or translation sentences is element-only; other ab (the parts of a 疏
+#: block) hold text.
+ELEMENT_ONLY_AB = frozenset({"jing", "ji", "trans"})
+
+
+def is_mixed(e: etree._Element) -> bool:
+    """True for an element whose content is text (see :data:`MIXED`); a 疏 note holding parts
+    (``p``) is element-only."""
+    name = etree.QName(e).localname
+    if name == "note" and len(e) and etree.QName(e[0]).localname == "ab":
+        return False
+    if name == "ab":
+        return e.get("type") not in ELEMENT_ONLY_AB
+    if name == "p" and len(e) and etree.QName(e[-1]).localname == "list" and not (e[-1].tail or "").strip():
+        return True
+    return name in MIXED
+
+
+def indent(e: etree._Element, level: int = 0) -> None:
+    """Indent element-only content by two spaces a level; leave mixed content untouched."""
+    if not is_mixed(e) and len(e):
+        pad = "\n" + "  " * (level + 1)
+        e.text = pad
+        for child in e:
+            child.tail = pad
+        e[-1].tail = "\n" + "  " * level
+    for child in e:
+        indent(child, level + 1)
+
+
+def to_bytes(doc: Document) -> bytes:
+    """The TEI document as UTF-8 bytes, indented, ending with a newline."""
+    root = build_tree(doc)
+    indent(root)
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8") + b"\n"
