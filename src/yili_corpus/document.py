@@ -247,6 +247,8 @@ class Document:
     normalization: str = ""
     collation: str = ""
     variants_table: str = ""
+    #: The variant forms the search key folds: (form, normal form, where seen).
+    variants: list[tuple[str, str, str]] = field(default_factory=list)
 
     def section(self, n: int) -> Section | None:
         return next((s for s in self.sections if s.n == n), None)

@@ -280,8 +280,10 @@ def to_document(r: BuildResult) -> Document:
         for s in m.sources
     ]
     chars = sorted(gl.decls.values(), key=lambda c: c.id)
+    vt = r.norm.variants
+    variants = [(f, vt.fold[f], vt.seen[f]) for f in vt.fold]
     return Document(cid, m.work_title, m.chapter_title, m.chapter_number, witnesses, chars, sections,
-                    NORMALIZATION, COLLATION, "corpus/variants.tsv")
+                    NORMALIZATION, COLLATION, "corpus/variants.tsv", variants)
 
 
 def _note_content(u: SourceUnit, xrefs: list[Any], gl: _Glyphs, note_ids: dict[tuple[str, int], str], cid: str) -> list[Any]:

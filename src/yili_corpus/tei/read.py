@@ -208,11 +208,15 @@ class _Reader:
         ed = root.find("t:teiHeader/t:encodingDesc", NS)
         normalization = collation = variants = ""
         chars = []
+        folds: list[tuple[str, str, str]] = []
         if ed is not None:
             nz = ed.find("t:editorialDecl/t:normalization", NS)
             if nz is not None:
                 normalization = nz.findtext("t:p", "", NS)
                 variants = nz.get("source", "")
+                for item in nz.iterfind("t:p/t:list[@type='variants']/t:item", NS):
+                    folds.append((item.findtext("t:choice/t:orig", "", NS), item.findtext("t:choice/t:reg", "", NS),
+                                  item.findtext("t:note", "", NS)))
             collation = ed.findtext("t:editorialDecl/t:correction/t:p", "", NS)
             for c in ed.iterfind("t:charDecl/t:char", NS):
                 chars.append(CharDecl(
@@ -241,7 +245,7 @@ class _Reader:
             sections.append(Section(self.req(sd, XML_ID), int(self.req(sd, "n")), sd.get("subtype", "jing"),
                                     sd.findtext("t:head", "", NS), paras, _ids(sd.get("corresp"))))
         return Document(doc_id, work, chapter, number, witnesses, chars, sections, normalization,
-                        collation, variants)
+                        collation, variants, folds)
 
 
 def read_tei(path: Path | str) -> Document:

@@ -198,6 +198,15 @@ def build_tree(doc: Document) -> etree._Element:
     edl = _el(ed, "editorialDecl")
     nz = _el(edl, "normalization", {"source": doc.variants_table})
     _el(nz, "p", None, doc.normalization)
+    if doc.variants:
+        vp = _el(nz, "p")
+        vl = _el(vp, "list", {"type": "variants"})
+        for form, normal, seen in doc.variants:
+            item = _el(vl, "item")
+            ch = _el(item, "choice")
+            _el(ch, "orig", None, form)
+            _el(ch, "reg", None, normal)
+            _el(item, "note", None, seen)
     cr = _el(edl, "correction")
     _el(cr, "p", None, doc.collation)
     rd = _el(ed, "refsDecl")
@@ -251,8 +260,12 @@ def is_mixed(e: etree._Element) -> bool:
         return False
     if name == "ab":
         return e.get("type") not in ELEMENT_ONLY_AB
+    if name == "p" and not (e.text or "").strip() and len(e) == 1 and etree.QName(e[0]).localname == "list":
+        return False
     if name == "p" and len(e) and etree.QName(e[-1]).localname == "list" and not (e[-1].tail or "").strip():
         return True
+    if name == "item" and len(e) and etree.QName(e[0]).localname == "choice":
+        return False
     return name in MIXED
 
 
