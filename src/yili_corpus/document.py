@@ -249,6 +249,15 @@ class Document:
     variants_table: str = ""
     #: The variant forms the search key folds: (form, normal form, where seen).
     variants: list[tuple[str, str, str]] = field(default_factory=list)
+    #: Works cited in 《》: (title as written, normalised title, kind, where seen).
+    works: list[tuple[str, str, str, str]] = field(default_factory=list)
+
+    def work_title(self, title: str) -> tuple[str, str] | None:
+        """(normalised title, kind) of a title as written, or None."""
+        for t, n, k, _s in self.works:
+            if t == title:
+                return n, k
+        return None
 
     def section(self, n: int) -> Section | None:
         return next((s for s in self.sections if s.n == n), None)

@@ -282,8 +282,29 @@ def to_document(r: BuildResult) -> Document:
     chars = sorted(gl.decls.values(), key=lambda c: c.id)
     vt = r.norm.variants
     variants = [(f, vt.fold[f], vt.seen[f]) for f in vt.fold]
+    works = load_works(m.table("works")) if "works" in m.tables else []
     return Document(cid, m.work_title, m.chapter_title, m.chapter_number, witnesses, chars, sections,
-                    NORMALIZATION, COLLATION, "corpus/variants.tsv", variants)
+                    NORMALIZATION, COLLATION, "corpus/variants.tsv", variants, works)
+
+
+def load_works(path: Any) -> list[tuple[str, str, str, str]]:
+    """Read ``corpus/works.tsv``: title, normal, kind, seen."""
+    import csv
+    from pathlib import Path
+
+    from ..errors import DataError
+
+    p = Path(path)
+    try:
+        lines = [ln for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+    except OSError as exc:
+        raise DataError(f"cannot read works table: {exc.strerror}", str(p)) from None
+    out = []
+    for i, row in enumerate(csv.DictReader(lines, delimiter="\t"), start=2):
+        if not row.get("title") or not row.get("normal") or row.get("kind") not in ("chapter", "work", "part", "poem"):
+            raise DataError(f"bad works row {i - 1}: {row!r}", str(p))
+        out.append((row["title"], row["normal"], row["kind"], row.get("seen") or ""))
+    return out
 
 
 def _note_content(u: SourceUnit, xrefs: list[Any], gl: _Glyphs, note_ids: dict[tuple[str, int], str], cid: str) -> list[Any]:

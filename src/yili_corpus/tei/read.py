@@ -205,6 +205,11 @@ class _Reader:
                 w.findtext("t:note[@type='description']", "", NS),
                 [i.get("n", "") for i in w.iterfind("t:list/t:item", NS)], int(w.get("n", "99")),
             ))
+        works = [
+            (b.findtext("t:title[@type='as-cited']", "", NS), b.findtext("t:title[@type='main']", "", NS),
+             b.get("type", ""), b.findtext("t:note", "", NS))
+            for b in root.iterfind("t:teiHeader/t:fileDesc/t:sourceDesc/t:listBibl/t:bibl", NS)
+        ]
         ed = root.find("t:teiHeader/t:encodingDesc", NS)
         normalization = collation = variants = ""
         chars = []
@@ -245,7 +250,7 @@ class _Reader:
             sections.append(Section(self.req(sd, XML_ID), int(self.req(sd, "n")), sd.get("subtype", "jing"),
                                     sd.findtext("t:head", "", NS), paras, _ids(sd.get("corresp"))))
         return Document(doc_id, work, chapter, number, witnesses, chars, sections, normalization,
-                        collation, variants, folds)
+                        collation, variants, folds, works)
 
 
 def read_tei(path: Path | str) -> Document:

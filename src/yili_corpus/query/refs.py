@@ -1,0 +1,133 @@
+"""Reference parsing: every form DESIGN.md §6 accepts, and section ranges.
+
+Canonical: ``xiangsheli.SECTION[.PARAGRAPH[.CLAUSE]][@LAYER]``. Also: ``16``, ``16.2``, ``§16``,
+``乡射礼16``, ``乡射礼第十六节``, ``鄉射禮 16``, ``第16节``, ``16@zhu``, in simplified or
+traditional characters, with full-width digits. Ranges for ``--section``: ``16-22``, ``16–22``,
+``16,18,20-22``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import UsageError
+
+LAYERS = ("jing", "ji", "zhu", "shu", "note", "trans")
+LAYER_ALIASES = {
+    "经": "jing", "經": "jing", "记": "ji", "記": "ji", "注": "zhu", "郑注": "zhu", "鄭注": "zhu",
+    "疏": "shu", "贾疏": "shu", "賈疏": "shu", "今注": "note", "注释": "note", "notes": "note",
+    "译": "trans", "譯": "trans", "今译": "trans", "今譯": "trans", "译文": "trans", "translation": "trans",
+}
+CN_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6,
+             "七": 7, "八": 8, "九": 9}
+FULLWIDTH = str.maketrans("０１２３４５６７８９．＠－，", "0123456789.@-,")
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A parsed reference: section, optional paragraph and clause, optional layer."""
+
+    chapter: str
+    section: int
+    paragraph: int | None = None
+    clause: int | None = None
+    layer: str | None = None
+
+    @property
+    def id(self) -> str:
+        """The xml:id of the addressed element (section, paragraph or clause)."""
+        parts = [self.chapter, str(self.section)]
+        if self.paragraph is not None:
+            parts.append(str(self.paragraph))
+            if self.clause is not None:
+                parts.append(str(self.clause))
+        return ".".join(parts)
+
+    def __str__(self) -> str:
+        return self.id + (f"@{self.layer}" if self.layer else "")
+
+
+def cn_number(s: str) -> int | None:
+    """A Chinese numeral up to 999 (十六, 二十, 五十三, 一百零二) or None."""
+    if not s or any(c not in CN_DIGITS and c not in "十百" for c in s):
+        return None
+    total, cur = 0, 0
+    for c in s:
+        if c == "百":
+            total += (cur or 1) * 100
+            cur = 0
+        elif c == "十":
+            total += (cur or 1) * 10
+            cur = 0
+        else:
+            cur = CN_DIGITS[c]
+    return total + cur
+
+
+def layer_name(s: str) -> str:
+    """A layer key from a key or an alias (经, 郑注, translation …)."""
+    s = s.strip()
+    if s in LAYERS:
+        return s
+    if s in LAYER_ALIASES:
+        return LAYER_ALIASES[s]
+    raise UsageError(f"unknown layer {s!r}; layers are {', '.join(LAYERS)}")
+
+
+def parse_ref(text: str, chapter: str = "xiangsheli", titles: tuple[str, ...] = ("乡射礼", "鄉射禮", "乡射", "鄉射"),
+              max_section: int | None = None) -> Ref:
+    """Parse a reference in any accepted form (see module doc)."""
+    raw = text
+    s = text.strip().translate(FULLWIDTH).replace(" ", "").replace("\u3000", "")
+    if not s:
+        raise UsageError("empty reference")
+    layer = None
+    if "@" in s:
+        s, _, lay = s.partition("@")
+        layer = layer_name(lay)
+    s = s.lstrip("§")
+    for pre in (chapter + ".", chapter):
+        if s.startswith(pre):
+            s = s[len(pre):]
+            break
+    s = re.sub(r"^《?(仪礼|儀禮)[·・]?", "", s)
+    for t in titles:
+        if s.startswith(t):
+            s = s[len(t):].lstrip("》·・,，")
+            break
+    m = re.fullmatch(r"第?([0-9]+|[〇零一二两兩三四五六七八九十百]+)[节節]?(?:[.．]([0-9]+))?(?:[.．]([0-9]+))?", s)
+    if not m:
+        raise UsageError(f"not a reference: {raw!r} (try 16, 16.2, §16, 乡射礼第十六节, xiangsheli.16.2@zhu)")
+    sec = int(m.group(1)) if m.group(1).isdigit() else cn_number(m.group(1))
+    if sec is None:
+        raise UsageError(f"not a reference: {raw!r}")
+    if max_section is not None and not 1 <= sec <= max_section:
+        raise UsageError(f"no section {sec}: the chapter has sections 1–{max_section}")
+    para = int(m.group(2)) if m.group(2) else None
+    clause = int(m.group(3)) if m.group(3) else None
+    return Ref(chapter, sec, para, clause, layer)
+
+
+def parse_range(text: str, max_section: int) -> list[int]:
+    """Section numbers from ``16-22``, ``16–22``, ``16,18,20-22`` or a single ``16``."""
+    s = text.strip().translate(FULLWIDTH).replace("–", "-").replace("—", "-").replace("~", "-")
+    out: list[int] = []
+    for part in s.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        a, sep, b = part.partition("-")
+        try:
+            lo = parse_ref(a, max_section=None).section
+            hi = parse_ref(b, max_section=None).section if sep else lo
+        except UsageError:
+            raise UsageError(f"not a section range: {text!r} (try 16-22)") from None
+        if lo > hi:
+            raise UsageError(f"section range {text!r} runs backwards")
+        if lo < 1 or hi > max_section:
+            raise UsageError(f"section range {text!r} is out of bounds: the chapter has sections 1–{max_section}")
+        out.extend(range(lo, hi + 1))
+    if not out:
+        raise UsageError(f"empty section range {text!r}")
+    return sorted(set(out))

@@ -1,0 +1,138 @@
+"""Search: every place a term occurs, in any layer, on the normalised key.
+
+Simplified, traditional and variant forms and punctuation do not matter: the query and every
+unit are compared through the same key (OpenCC t2s, then the variant table the TEI header carries).
+``regex`` runs a regular expression on the keys, with a time limit; ``word`` keeps only matches
+that are whole words for jieba, with a user dictionary of ritual terms made from the corpus.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..errors import UsageError
+from .index import Index, Record
+
+#: Seconds a regular expression may run over the whole corpus.
+REGEX_BUDGET = 1.0
+
+
+@dataclass
+class Hit:
+    """One occurrence (the JSON fields of DESIGN.md §7, plus ``unit``, the unit's xml:id)."""
+
+    ref: str
+    section: int
+    layer: str
+    text: str
+    start: int
+    end: int
+    before: str
+    match: str
+    after: str
+    citation: str
+    unit: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def make_normaliser(index: Index):  # type: ignore[no-untyped-def]
+    """The normaliser of the index's TEI (its variant table)."""
+    import json
+
+    from ..text.normalise import Normaliser, VariantTable
+
+    var = json.loads(index.meta.get("variants", "[]"))
+    return Normaliser(VariantTable(fold={f: n for f, n, _s in var}, seen={f: s for f, _n, s in var}))
+
+
+def citation(index: Index, rec: Record, ref: str) -> str:
+    """The Chinese scholarly citation of a unit."""
+    work, title = index.meta.get("work", "仪礼"), index.meta.get("title", "")
+    base = f"《{work}·{title}》第{rec.section}节"
+    if rec.layer == "jing":
+        return base
+    if rec.layer == "ji":
+        return base + "（记）"
+    return base + "，" + rec.label
+
+
+def _regex_key(pattern: str, norm: Any) -> str:
+    """Normalise the CJK characters of a pattern, leave its syntax alone."""
+    from ..model import is_text_char
+
+    return "".join(norm.char(c) if is_text_char(c) else c for c in pattern)
+
+
+def search(
+    index: Index,
+    query: str,
+    layers: list[str] | None = None,
+    sections: list[int] | None = None,
+    regex: bool = False,
+    word: bool = False,
+    context: int = 10,
+) -> dict[str, Any]:
+    """Search the index; returns the JSON of DESIGN.md §7 plus counts by layer."""
+    if not query or not query.strip():
+        raise UsageError("empty query")
+    if context < 0:
+        raise UsageError("--context must be 0 or more")
+    norm = make_normaliser(index)
+    hits: list[Hit] = []
+    spans: list[tuple[Record, int, int]] = []
+    if regex:
+        import regex as re2
+
+        try:
+            rx = re2.compile(_regex_key(query, norm))
+        except re2.error as exc:
+            raise UsageError(f"invalid regular expression {query!r}: {exc}") from None
+        deadline = time.monotonic() + REGEX_BUDGET
+        for rec in index.rows(layers, sections):
+            left = deadline - time.monotonic()
+            try:
+                if left <= 0:
+                    raise TimeoutError
+                for m in rx.finditer(rec.key, timeout=left):
+                    if m.end() > m.start():
+                        spans.append((rec, m.start(), m.end()))
+            except TimeoutError:
+                raise UsageError(
+                    f"the regular expression {query!r} ran over {REGEX_BUDGET:g} s and was stopped; simplify it"
+                ) from None
+    else:
+        key = norm.key(query)
+        if not key:
+            raise UsageError(f"the query {query!r} has no Chinese characters to search for")
+        for rec in index.rows(layers, sections, contains=key):
+            i = rec.key.find(key)
+            while i >= 0:
+                spans.append((rec, i, i + len(key)))
+                i = rec.key.find(key, i + 1)
+    if word and spans:
+        from .words import word_boundaries
+
+        bounds: dict[str, set[int]] = {}
+        kept = []
+        for rec, a, b in spans:
+            if rec.unit not in bounds:
+                bounds[rec.unit] = word_boundaries(index, rec.key)
+            if a in bounds[rec.unit] and b in bounds[rec.unit]:
+                kept.append((rec, a, b))
+        spans = kept
+    for rec, a, b in spans:
+        start, end = rec.keymap[a], rec.keymap[b - 1] + 1
+        ref = rec.clause_at(start) if rec.layer in ("jing", "ji") else rec.ref
+        hits.append(Hit(
+            ref or rec.ref, rec.section, rec.layer, rec.text, start, end,
+            rec.text[max(0, start - context):start], rec.text[start:end], rec.text[end:end + context],
+            citation(index, rec, ref or rec.ref), rec.unit,
+        ))
+    counts: dict[str, int] = {}
+    for h in hits:
+        counts[h.layer] = counts.get(h.layer, 0) + 1
+    return {"query": query, "total": len(hits), "counts": counts, "hits": [h.to_dict() for h in hits]}
