@@ -40,6 +40,13 @@ class YiliGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("yili: interrupted", err=True)
             ctx.exit(130)
+        except BrokenPipeError:
+            # the reader went away (yili search … | head): stop quietly
+            try:
+                sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+            except OSError:
+                pass
+            ctx.exit(0)
         except Exception as exc:  # noqa: BLE001 - no traceback reaches a user
             if os.environ.get("YILI_DEBUG"):
                 raise
@@ -50,11 +57,273 @@ class YiliGroup(click.Group):
 
 @click.group(cls=YiliGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="yili")
-def main() -> None:
+@click.option("--tei", "tei", metavar="FILE", envvar="YILI_TEI",
+              help="The TEI to read (default: tei/yili-*.xml of the project; or $YILI_TEI).")
+@click.pass_context
+def main(ctx: click.Context, tei: str | None) -> None:
     """yili — the aligned, citable corpus of 《仪礼·乡射礼》.
+
+    \b
+    yili search 释获            every place a term occurs, in every layer
+    yili show 乡射礼第十七节     a passage with 经, 注, 疏, notes, translation
+    yili cite "司正为司马"       where a quotation comes from, as a citation
+    yili xref 52                what a passage points to and what points to it
+    yili export --section 16-22 --format html -o handout.html
+    yili stats                  units and characters per section and layer
+    yili build / validate       build the TEI from corpus/, check it
 
     Exit codes: 0 ok, 1 nothing found, 2 bad usage or input, 3 damaged data.
     """
+    ctx.obj = {"tei": tei}
+
+
+def _corpus(ctx: click.Context):  # type: ignore[no-untyped-def]
+    from .api import load
+
+    return load((ctx.obj or {}).get("tei"))
+
+
+def _echo_json(data: object) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _hant(text: str) -> str:
+    import opencc
+
+    return opencc.OpenCC("s2t").convert(text)
+
+
+def _convert(obj: object, fn) -> object:  # type: ignore[no-untyped-def]
+    if isinstance(obj, str):
+        return fn(obj)
+    if isinstance(obj, list):
+        return [_convert(x, fn) for x in obj]
+    if isinstance(obj, dict):
+        return {k: (v if k in ("ref", "to", "clauses", "unit") else _convert(v, fn)) for k, v in obj.items()}
+    return obj
+
+
+LAYER_OPTION = click.option("--layer", "layers", multiple=True, metavar="L",
+                            help="Layer: jing, ji, zhu, shu, note, trans (repeatable; 经, 注, 疏 … also work).")
+
+
+@main.command()
+@click.argument("query")
+@LAYER_OPTION
+@click.option("--section", "section", metavar="RANGE", help="Sections, e.g. 16-22 or 16,18.")
+@click.option("--regex", is_flag=True, help="QUERY is a regular expression on the normalised text (1 s limit).")
+@click.option("--word", is_flag=True, help="Only whole words (jieba, with a dictionary of ritual terms).")
+@click.option("--context", "context", default=10, show_default=True, metavar="N", type=int,
+              help="Characters of context either side.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {query, total, counts, hits: [...]}.")
+@click.pass_context
+def search(ctx: click.Context, query: str, layers: tuple[str, ...], section: str | None, regex: bool, word: bool,
+           context: int, as_json: bool) -> None:
+    """Find every place QUERY occurs, in any layer.
+
+    Simplified, traditional and variant forms and punctuation do not matter: 釋獲, 释获 and
+    释 获 find the same places; 於堂西 finds 于堂西. Exit 1 if nothing is found.
+
+    \b
+    Example:
+      yili search 获者
+      yili search 司射 --layer trans
+      yili search "释获者.坐" --regex --section 26-35
+    """
+    c = _corpus(ctx)
+    res = c.search(query, layers=list(layers) or None, sections=section, regex=regex, word=word, context=context)
+    if as_json:
+        _echo_json(res)
+    else:
+        _print_hits(res)
+    if res["total"] == 0:
+        ctx.exit(1)
+
+
+def _print_hits(res: dict) -> None:  # type: ignore[type-arg]
+    from .query.refs import LAYERS
+
+    names = {"jing": "经", "ji": "记", "zhu": "郑注", "shu": "贾疏", "note": "今注", "trans": "今译"}
+    if not res["total"]:
+        click.echo(f"no hits for {res['query']!r}")
+        return
+    summary = ", ".join(f"{names[k]} {res['counts'][k]}" for k in LAYERS if k in res["counts"])
+    click.echo(f"{res['total']} hits for {res['query']!r}: {summary}")
+    for lay in LAYERS:
+        hits = [h for h in res["hits"] if h["layer"] == lay]
+        if not hits:
+            continue
+        click.echo(f"\n{names[lay]} ({len(hits)})")
+        for h in hits:
+            line = h["before"] + click.style(h["match"], fg="red", bold=True) + h["after"]
+            click.echo(f"  {h['ref']:<26} {line}".replace("\n", " "))
+
+
+@main.command()
+@click.argument("ref")
+@LAYER_OPTION
+@click.option("--script", type=click.Choice(["hans", "hant"]), default="hans", show_default=True,
+              help="Print in simplified (hans) or traditional (hant) characters.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {ref, section, title, layers: {LAYER: [...]}}.")
+@click.pass_context
+def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_json: bool) -> None:
+    """Print a passage with all its layers, in reading order.
+
+    REF is a section, paragraph or clause in any form: 16, 16.2, 16.2.3, §16, 乡射礼16,
+    乡射礼第十六节, 鄉射禮 16, xiangsheli.16.2@zhu.
+
+    \b
+    Example:
+      yili show 16
+      yili show 乡射礼第十七节 --layer jing --layer trans
+      yili show 17.2 --script hant --json
+    """
+    c = _corpus(ctx)
+    lays = list(layers) or None
+    if as_json:
+        data = c.passage(ref, layers=lays)
+        _echo_json(_convert(data, _hant) if script == "hant" else data)
+    else:
+        text = c.passage_text(ref, layers=lays)
+        click.echo(_hant(text) if script == "hant" else text)
+
+
+@main.command()
+@click.argument("text")
+@click.option("--style", type=click.Choice(["zh", "chicago", "bibtex", "csl-json"]), default="zh", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {query, style, total, results: [...]}.")
+@click.pass_context
+def cite(ctx: click.Context, text: str, style: str, as_json: bool) -> None:
+    """Find where a quotation comes from and print its citation.
+
+    Script, variant forms, punctuation and a few wrong or missing characters do not stop it;
+    the score says how close the passage is (1 = exact). Exit 1 if nothing is close enough.
+
+    \b
+    Example:
+      yili cite "司正为司马"
+      yili cite "司馬命張侯，弟子說束" --style bibtex
+    """
+    c = _corpus(ctx)
+    res = c.cite(text, style=style)
+    if as_json:
+        _echo_json(res)
+    elif not res["results"]:
+        click.echo(f"no passage close enough to {text!r}")
+    else:
+        best = res["results"][0]
+        click.echo(best["formatted"])
+        click.echo(f"  {best['ref']}  {best['layer']}  score {best['score']:.2f}  「{best['match']}」")
+        for r in res["results"][1:]:
+            click.echo(f"  also {r['ref']}  {r['layer']}  score {r['score']:.2f}  「{r['match'][:30]}」")
+    if not res["results"]:
+        ctx.exit(1)
+
+
+@main.command()
+@click.argument("ref")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {ref, section, ji, shu, notes, works, repeats, targets}.")
+@click.pass_context
+def xref(ctx: click.Context, ref: str, as_json: bool) -> None:
+    """Cross-references of a passage: 记 ↔ 经, 疏 blocks, notes and what they point to, works
+    cited in 注 and 疏, clauses repeated elsewhere.
+
+    \b
+    Example:
+      yili xref 52
+      yili xref 20 --json
+    """
+    c = _corpus(ctx)
+    x = c.xref(ref)
+    if as_json:
+        _echo_json(x)
+        return
+    click.echo(f"{x['ref']} 第{x['section']}节 {x['title']}")
+    click.echo(f"  points to sections: {', '.join(map(str, x['targets'])) or '—'}")
+    if x["ji"]:
+        click.echo("  记 ↔ 经:")
+        for j in x["ji"]:
+            what = j.get("clause") or j.get("note")
+            ev = j.get("shares") or j.get("ref")
+            click.echo(f"    §{j['section']:<3} {what}  {ev}  「{j['text'][:24]}」")
+    for s in x["shu"]:
+        click.echo(f"  疏 {s['ref']}: {s['lemma']} → {s['attach']['ref']}–{s['attach']['to']} ({s['resolved']})")
+    for n in x["notes"]:
+        if n["links"]:
+            links = "; ".join(f"{lk['type']} {lk.get('target') or lk.get('cref') or ''}".strip() for lk in n["links"])
+            click.echo(f"  note {n['ref']}: {links}")
+    for w in x["works"]:
+        click.echo(f"  cites 《{w['work']}》 (as {'、'.join(w['as_cited'])}) in {', '.join(w['in'])}")
+    for r in x["repeats"]:
+        click.echo(f"  repeated: {r['clause']} 「{r['text']}」 also at {', '.join(r['also'][:6])}"
+                   + (" …" if len(r["also"]) > 6 else ""))
+
+
+@main.command()
+@click.option("--section", "section", metavar="RANGE", help="Sections, e.g. 16-22 (default: all).")
+@LAYER_OPTION
+@click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "md", "html", "json", "tei", "latex"]),
+              required=True, help="Output format.")
+@click.option("-o", "--output", "output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
+@click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
+@click.pass_context
+def export(ctx: click.Context, section: str | None, layers: tuple[str, ...], fmt: str, output: str | None,
+           force: bool) -> None:
+    """Export a range of sections as parallel text.
+
+    \b
+    Example:
+      yili export --section 16-22 --format md
+      yili export --section 17 --layer jing --layer trans --format html -o handout.html
+      yili export --section 52-53 --format tei -o ji.xml --force
+    """
+    c = _corpus(ctx)
+    text = c.export(fmt, sections=section, layers=list(layers) or None)
+    if not output:
+        click.echo(text, nl=False)
+        return
+    from .build import write_atomic
+
+    p = Path(output)
+    if p.exists() and not force:
+        raise UsageError(f"{p} exists; pass --force to overwrite it")
+    if p.exists() and p.is_dir():
+        raise UsageError(f"{p} is a folder")
+    if not p.parent.exists():
+        raise UsageError(f"cannot write {p}: folder {p.parent} does not exist")
+    try:
+        write_atomic(p, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {p}: {exc.strerror}") from None
+    click.echo(f"wrote {p} ({fmt}, {len(text)} characters)")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {sections: [...], totals: {...}}.")
+@click.pass_context
+def stats(ctx: click.Context, as_json: bool) -> None:
+    """Units and characters per section and layer: coverage at a glance.
+
+    \b
+    Example:
+      yili stats
+    """
+    from .query.refs import LAYERS
+
+    st = _corpus(ctx).stats()
+    if as_json:
+        _echo_json(st)
+        return
+    names = {"jing": "经", "ji": "记", "zhu": "注", "shu": "疏", "note": "今注", "trans": "今译"}
+    click.echo("  §  " + "".join(f"{names[k]:>10}" for k in LAYERS) + "   (units/characters)")
+    for row in st["sections"]:
+        cells = []
+        for k in LAYERS:
+            v = row["layers"].get(k)
+            cells.append(f"{(str(v['units']) + '/' + str(v['chars'])) if v else '·':>11}")
+        click.echo(f"{row['section']:>3} " + "".join(cells) + f"  {row['title']}")
+    tot = st["totals"]
+    click.echo("all " + "".join(f"{(str(tot[k]['units']) + '/' + str(tot[k]['chars'])) if k in tot else '·':>11}" for k in LAYERS))
 
 
 @main.command()

@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import DataError
 from ..paths import cache_dir
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 CLAUSE_SEP = "．"
 
 
@@ -97,6 +97,32 @@ def records_of(doc: Any) -> list[Record]:
     return out
 
 
+def char_folds(doc: Any) -> dict[str, str]:
+    """Every character the key changes, with what it becomes: OpenCC's traditional characters
+    and the variant table's forms. Stored in the index, so that a search folds its query with a
+    dictionary lookup and need not load OpenCC."""
+    from pathlib import Path as _P
+
+    import opencc
+
+    from ..text.normalise import Normaliser, VariantTable
+
+    vt = VariantTable(fold={f: n for f, n, _s in doc.variants}, seen={f: s for f, _n, s in doc.variants})
+    norm = Normaliser(vt)
+    chars = set(vt.fold) | set(vt.fold.values())
+    ts = _P(opencc.__file__).parent / "dictionary" / "TSCharacters.txt"
+    for line in ts.read_text(encoding="utf-8").splitlines():
+        head = line.split("\t", 1)[0]
+        if len(head) == 1:
+            chars.add(head)
+    out = {}
+    for c in sorted(chars):
+        k = norm.char(c)
+        if k != c:
+            out[c] = k
+    return out
+
+
 def tei_digest(path: Path) -> str:
     """The sha256 of a TEI file."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -130,6 +156,7 @@ def build_index(tei: Path, dest: Path) -> None:
         con = sqlite3.connect(tmp)
         con.executescript(SCHEMA)
         meta = {
+            "folds": json.dumps(char_folds(doc), ensure_ascii=False),
             "version": str(INDEX_VERSION), "tei": str(tei), "digest": tei_digest(tei), "chapter": doc.id,
             "work": doc.work, "title": doc.chapter, "number": str(doc.number),
             "sections": json.dumps({s.n: s.title for s in doc.sections}, ensure_ascii=False),

@@ -39,14 +39,27 @@ class Hit:
         return asdict(self)
 
 
-def make_normaliser(index: Index):  # type: ignore[no-untyped-def]
-    """The normaliser of the index's TEI (its variant table)."""
+class QueryNormaliser:
+    """The key of a query, as the build's normaliser would make it, from the fold table stored in
+    the index (no OpenCC needed at search time)."""
+
+    def __init__(self, folds: dict[str, str]) -> None:
+        self.folds = folds
+
+    def char(self, c: str) -> str:
+        return self.folds.get(c, c)
+
+    def key(self, text: str) -> str:
+        from ..model import is_text_char
+
+        return "".join(self.folds.get(c, c) for c in text if c == "\u3013" or is_text_char(c))
+
+
+def make_normaliser(index: Index) -> QueryNormaliser:
+    """The query normaliser of the index's TEI."""
     import json
 
-    from ..text.normalise import Normaliser, VariantTable
-
-    var = json.loads(index.meta.get("variants", "[]"))
-    return Normaliser(VariantTable(fold={f: n for f, n, _s in var}, seen={f: s for f, _n, s in var}))
+    return QueryNormaliser(json.loads(index.meta.get("folds", "{}")))
 
 
 def citation(index: Index, rec: Record, ref: str) -> str:

@@ -1,0 +1,140 @@
+"""The small public API: ``load()``, and ``search``, ``passage``, ``cite``, ``xref``, ``stats``,
+``export`` on the corpus it returns. The command line wraps these.
+
+>>> import yili_corpus
+>>> corpus = yili_corpus.load()                  # tei/yili-*.xml of the project, or $YILI_TEI
+>>> corpus.search("释获", layers=["zhu"])["total"]   # doctest: +SKIP
+>>> corpus.passage("乡射礼第十七节")["title"]        # doctest: +SKIP
+'司马命张侯倚旌'
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from .document import Document
+from .errors import UsageError
+from .paths import find_tei
+from .query.index import Index
+from .query.refs import LAYERS, Ref, layer_name, parse_range, parse_ref
+
+
+class Corpus:
+    """A chapter's TEI, with its search index (built on first use, cached)."""
+
+    def __init__(self, tei: Path) -> None:
+        self.tei = tei
+
+    @cached_property
+    def index(self) -> Index:
+        """The search index (opened or built on first use)."""
+        return Index.open(self.tei)
+
+    @cached_property
+    def document(self) -> Document:
+        """The TEI read into a Document (parsed on first use)."""
+        from .tei.read import read_tei
+
+        return read_tei(self.tei)
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def ref(self, text: str) -> Ref:
+        """Parse a reference in any accepted form, checked against this chapter."""
+        return parse_ref(text, chapter=self.index.meta.get("chapter", "xiangsheli"), max_section=self.index.max_section)
+
+    def sections(self, spec: str | None) -> list[int] | None:
+        """Section numbers from a range such as ``16-22`` (None: all)."""
+        return parse_range(spec, self.index.max_section) if spec else None
+
+    @staticmethod
+    def layers(names: list[str] | tuple[str, ...] | None) -> list[str] | None:
+        """Layer keys from names or aliases (None: all)."""
+        return [layer_name(n) for n in names] if names else None
+
+    # -- the jobs --------------------------------------------------------------------------------
+    def search(self, query: str, layers: list[str] | None = None, sections: str | list[int] | None = None,
+               regex: bool = False, word: bool = False, context: int = 10) -> dict[str, Any]:
+        """Every occurrence of ``query`` (see :mod:`yili_corpus.query.search`)."""
+        from .query.search import search
+
+        secs = self.sections(sections) if isinstance(sections, str) else sections
+        return search(self.index, query, self.layers(layers), secs, regex, word, context)
+
+    def passage(self, ref: str, layers: list[str] | None = None) -> dict[str, Any]:
+        """A passage with its layers, as the show JSON of DESIGN.md §7."""
+        from .query.show import Passage
+
+        return Passage(self.document, self.ref(ref), self.layers(layers)).to_json()
+
+    def passage_text(self, ref: str, layers: list[str] | None = None) -> str:
+        """A passage with its layers, as text for reading."""
+        from .query.show import Passage
+
+        return Passage(self.document, self.ref(ref), self.layers(layers)).to_text()
+
+    def cite(self, text: str, style: str = "zh", limit: int = 5) -> dict[str, Any]:
+        """Where a quotation comes from, best first, with formatted citations."""
+        from .query.cite import STYLES, find_quotation, format_citation
+
+        if style not in STYLES:
+            raise UsageError(f"unknown citation style {style!r}; styles are {', '.join(STYLES)}")
+        found = find_quotation(self.index, text, limit)
+        return {
+            "query": text, "style": style, "total": len(found),
+            "results": [dict(f.to_dict(), formatted=format_citation(self.index, f, style)) for f in found],
+        }
+
+    def xref(self, ref: str) -> dict[str, Any]:
+        """The cross-references of a passage (see :mod:`yili_corpus.query.xref`)."""
+        from .query.xref import xref
+
+        return xref(self.document, self.ref(ref))
+
+    def stats(self) -> dict[str, Any]:
+        """Per section and layer: units and characters."""
+        per: dict[int, dict[str, Any]] = {
+            n: {"section": n, "title": t, "layers": {}} for n, t in sorted(self.index.sections.items())
+        }
+        totals: dict[str, dict[str, int]] = {}
+        for r in self.index.rows():
+            cell = per[r.section]["layers"].setdefault(r.layer, {"units": 0, "chars": 0})
+            cell["units"] += 1
+            cell["chars"] += len(r.key)
+            tot = totals.setdefault(r.layer, {"units": 0, "chars": 0, "sections": 0})
+            tot["units"] += 1
+            tot["chars"] += len(r.key)
+        for row in per.values():
+            for lay in row["layers"]:
+                totals[lay]["sections"] += 1
+        return {"sections": list(per.values()), "totals": {k: totals[k] for k in LAYERS if k in totals}}
+
+    def export(self, fmt: str, sections: str | None = None, layers: list[str] | None = None) -> str:
+        """The export of a section range and layers in ``fmt`` (see :mod:`yili_corpus.export`)."""
+        from .export import FORMATS, render
+
+        if fmt not in FORMATS:
+            raise UsageError(f"unknown format {fmt!r}; formats are {', '.join(FORMATS)}")
+        secs = self.sections(sections) or sorted(self.index.sections)
+        return render(self.document, self.tei, fmt, secs, self.layers(layers))
+
+
+def load(tei: str | Path | None = None) -> Corpus:
+    """The corpus of ``tei`` (default: the project's ``tei/yili-*.xml``, or ``$YILI_TEI``)."""
+    return Corpus(find_tei(tei))
+
+
+def search(query: str, **kwargs: Any) -> dict[str, Any]:
+    """``load().search(query, …)``."""
+    return load().search(query, **kwargs)
+
+
+def passage(ref: str, **kwargs: Any) -> dict[str, Any]:
+    """``load().passage(ref, …)``."""
+    return load().passage(ref, **kwargs)
+
+
+def cite(text: str, **kwargs: Any) -> dict[str, Any]:
+    """``load().cite(text, …)``."""
+    return load().cite(text, **kwargs)

@@ -1,0 +1,132 @@
+"""From a quotation to its passage, and formatted citations (``yili cite``).
+
+The quotation is compared through the normalised key (script, variant forms and punctuation do
+not matter). An exact occurrence scores 1. Otherwise candidates are found by voting of the
+quotation's character bigrams on the offset where they occur, and each candidate window is scored
+by edit distance: score = 1 − edits / length, so a few wrong or missing characters still find the
+passage. Below :data:`MIN_SCORE` nothing is found.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..errors import UsageError
+from .index import Index, Record
+from .search import citation, make_normaliser
+
+MIN_SCORE = 0.6
+LAYER_RANK = {"jing": 0, "ji": 0, "zhu": 1, "shu": 2, "note": 3, "trans": 4}
+STYLES = ("zh", "chicago", "bibtex", "csl-json")
+
+
+@dataclass
+class Found:
+    """Where a quotation comes from."""
+
+    ref: str
+    section: int
+    layer: str
+    score: float
+    match: str
+    unit: str
+    citation: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _edits(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j - 1] + (ca != cb), prev[j] + 1, cur[j - 1] + 1)
+        prev = cur
+    return prev[-1]
+
+
+def _best_window(key: str, q: str, centre: int) -> tuple[int, int, int]:
+    """The window of ``key`` near ``centre`` closest to ``q``: (start, end, edits)."""
+    n = len(q)
+    slack = max(2, n // 4)
+    best = (0, 0, n + 1)
+    for s in range(max(0, centre - slack), min(len(key), centre + slack) + 1):
+        for ln in range(max(1, n - slack), n + slack + 1):
+            if s + ln > len(key):
+                break
+            d = _edits(q, key[s : s + ln])
+            if d < best[2] or (d == best[2] and abs(ln - n) < abs(best[1] - best[0] - n)):
+                best = (s, s + ln, d)
+    return best
+
+
+def find_quotation(index: Index, text: str, limit: int = 5) -> list[Found]:
+    """The passages ``text`` most likely comes from, best first."""
+    norm = make_normaliser(index)
+    q = norm.key(text)
+    if len(q) < 2:
+        raise UsageError("the quotation needs at least two Chinese characters")
+    rows = index.rows()
+    cands: list[tuple[float, int, Record, int, int]] = []
+    for rec in rows:
+        i = rec.key.find(q)
+        if i >= 0:
+            cands.append((1.0, LAYER_RANK[rec.layer], rec, i, i + len(q)))
+    if not cands:
+        votes: Counter[tuple[int, int]] = Counter()
+        grams = {q[i : i + 2]: i for i in range(len(q) - 1)}
+        for ri, rec in enumerate(rows):
+            for g, qi in grams.items():
+                j = rec.key.find(g)
+                while j >= 0:
+                    votes[(ri, j - qi)] += 1
+                    j = rec.key.find(g, j + 1)
+        need = max(1, (len(q) - 1) // 3)
+        for (ri, off), v in votes.most_common(40):
+            if v < need:
+                break
+            rec = rows[ri]
+            s, e, d = _best_window(rec.key, q, max(0, off))
+            score = round(1 - d / len(q), 3)
+            if score >= MIN_SCORE:
+                cands.append((score, LAYER_RANK[rec.layer], rec, s, e))
+    cands.sort(key=lambda c: (-c[0], c[1], c[2].section))
+    out: list[Found] = []
+    seen = set()
+    for score, _r, rec, s, e in cands:
+        start, end = rec.keymap[s], rec.keymap[e - 1] + 1
+        ref = (rec.clause_at(start) if rec.layer in ("jing", "ji") else rec.ref) or rec.ref
+        if (ref, rec.unit) in seen:
+            continue
+        seen.add((ref, rec.unit))
+        out.append(Found(ref, rec.section, rec.layer, score, rec.text[start:end], rec.unit, citation(index, rec, ref)))
+        if len(out) == limit:
+            break
+    return out
+
+
+def format_citation(index: Index, f: Found, style: str = "zh") -> str:
+    """A citation of ``f`` in ``style`` (zh, chicago, bibtex, csl-json)."""
+    work, title = index.meta.get("work", "仪礼"), index.meta.get("title", "")
+    number = index.meta.get("number", "")
+    layer_en = {"jing": "jing (canonical text)", "ji": "ji (appended records)", "zhu": "Zheng Xuan's commentary",
+                "shu": "Jia Gongyan's subcommentary", "note": "modern note", "trans": "modern translation"}[f.layer]
+    if style == "zh":
+        return f"{f.citation}（{f.ref}）"
+    if style == "chicago":
+        return (f"{work} 儀禮 [Yili], “{title}” [chapter {number}], sec. {f.section} ({f.ref}), {layer_en}. "
+                f"yili-corpus TEI edition, tei/yili-{index.meta.get('chapter', '')}.xml.")
+    key = f.ref.replace(".", "-").replace("@", "-")
+    if style == "bibtex":
+        return (f"@misc{{{key},\n  title = {{{work}·{title}, 第{f.section}节}},\n  note = {{{f.ref}, {layer_en}: "
+                f"「{f.match}」}},\n  howpublished = {{yili-corpus TEI edition}}\n}}")
+    if style == "csl-json":
+        return json.dumps([{
+            "id": key, "type": "classic", "title": f"{work}·{title}", "section": str(f.section),
+            "locator": f.ref, "note": f"{layer_en}: {f.match}", "publisher": "yili-corpus TEI edition",
+        }], ensure_ascii=False)
+    raise UsageError(f"unknown citation style {style!r}; styles are {', '.join(STYLES)}")

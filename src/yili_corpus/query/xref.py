@@ -1,0 +1,180 @@
+"""Cross-references of a passage (``yili xref``).
+
+For a section, paragraph or clause:
+
+* ``ji`` — for 经: the 记 clauses that speak of it; for 记: the 经 sections its clauses speak of.
+  A 记 clause speaks of a 经 section when they share a distinctive string (found in at most
+  :data:`MAX_SECTIONS` sections of the 经) of at least :data:`MIN_LONG` characters
+  (取诱射之矢 → section 24), or when it is close to one of that section's clauses (difflib ratio
+  ≥ :data:`MIN_RATIO`: 司马阶前命张侯 ↔ 司马命张侯, section 17). Notes that point from the 记 to a
+  section (（第14节）) count too.
+* ``shu`` — the 疏 blocks on it, with the range their lemma names.
+* ``notes`` — the notes on it, with the notes, sections, chapters and works they point to.
+* ``works`` — other works its 注 and 疏 cite, with normalised titles (the TEI header's list).
+* ``repeats`` — its clauses that recur elsewhere in the chapter word for word (如初, 亦如之 …).
+* ``targets`` — the sections of this chapter all of that points to, in order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+from ..document import Document, Ref, readable
+from ..text.normalise import Normaliser, VariantTable
+from .refs import Ref as RefAddr
+from .show import Passage
+
+MIN_SHARED = 3
+MIN_LONG = 4
+MIN_RATIO = 0.7
+MAX_SECTIONS = 2
+TITLE_RE = re.compile(r"《([^》]+)》")
+
+
+class XrefIndex:
+    """What xref needs of the whole document, computed once."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        vt = VariantTable(fold={f: n for f, n, _s in doc.variants}, seen={f: s for f, _n, s in doc.variants})
+        self.norm = Normaliser(vt)
+        chars = doc.char_map
+        self.clauses: list[tuple[str, int, str, str]] = []  # (clause id, section, layer, key)
+        for s in doc.sections:
+            for p in s.paragraphs:
+                for c in p.clauses:
+                    self.clauses.append((c.id, s.n, s.layer, self.norm.key(readable(c.content, chars))))
+        self.text = {c.id: readable(c.content, chars) for s in doc.sections for p in s.paragraphs for c in p.clauses}
+        # where each 3–6-gram of the 经 occurs (sections)
+        self.jing_sections: dict[str, set[int]] = defaultdict(set)
+        for _cid, sec, layer, key in self.clauses:
+            if layer != "jing":
+                continue
+            for n in range(MIN_SHARED, 7):
+                for i in range(len(key) - n + 1):
+                    self.jing_sections[key[i : i + n]].add(sec)
+        self.by_key: dict[str, list[str]] = defaultdict(list)
+        for cid, _sec, _layer, key in self.clauses:
+            self.by_key[key].append(cid)
+
+    def shared(self, key: str) -> dict[int, str]:
+        """The 经 sections a 记 clause ``key`` speaks of, with the evidence (see module doc)."""
+        import difflib
+
+        out: dict[int, str] = {}
+        cands: set[int] = set()
+        for n in range(min(6, len(key)), MIN_SHARED - 1, -1):
+            for i in range(len(key) - n + 1):
+                g = key[i : i + n]
+                secs = self.jing_sections.get(g, set())
+                if 0 < len(secs) <= MAX_SECTIONS:
+                    cands |= secs
+                    if n >= MIN_LONG:
+                        for s in secs:
+                            if s not in out or len(out[s]) < len(g):
+                                out[s] = g
+        if len(key) >= MIN_LONG:
+            for cid, sec, layer, k in self.clauses:
+                if layer == "jing" and sec in cands and sec not in out and len(k) >= MIN_SHARED:
+                    if difflib.SequenceMatcher(None, key, k, autojunk=False).ratio() >= MIN_RATIO:
+                        out[sec] = f"≈{self.text[cid]}"
+        return out
+
+
+def xref(doc: Document, ref: RefAddr, ix: XrefIndex | None = None) -> dict[str, Any]:
+    """The cross-references of the passage ``ref`` (see module doc)."""
+    ix = ix or XrefIndex(doc)
+    ps = Passage(doc, ref)
+    sec = ps.section
+    chars = doc.char_map
+    clause_ids = [c.id for p in ps.paragraphs for c in p.clauses if not ps.clause or c.id == ps.clause]
+    keyed = {cid: key for cid, _s, _l, key in ix.clauses}
+    targets: set[int] = set()
+    ji: list[dict[str, Any]] = []
+    if sec.layer == "ji":
+        for cid in clause_ids:
+            for s, g in sorted(ix.shared(keyed[cid]).items()):
+                if s != sec.n:
+                    ji.append({"clause": cid, "text": ix.text[cid], "shares": g, "section": s,
+                               "title": doc.section(s).title if doc.section(s) else ""})
+                    targets.add(s)
+    else:
+        mine = {sec.n}
+        for cid, s, layer, key in ix.clauses:
+            if layer != "ji":
+                continue
+            for t, g in ix.shared(key).items():
+                if t in mine and (ps.clause is None or g in keyed[ps.clause]):
+                    ji.append({"clause": cid, "text": ix.text[cid], "shares": g, "section": s})
+        # 记 notes that point here
+        for s in doc.sections:
+            if s.layer != "ji":
+                continue
+            for p in s.paragraphs:
+                for u in p.units:
+                    for x in u.content:
+                        if isinstance(x, Ref) and x.type == "section" and x.target == f"#{sec.id}":
+                            ji.append({"note": u.id, "text": readable(u.content, chars), "ref": x.text, "section": s.n})
+    shu = []
+    for u in ps.units("shu"):
+        first, last, quote = ps.quote(u)
+        head = readable(u.parts[0][1], chars) if u.parts else ""
+        shu.append({"ref": u.id, "lemma": head, "attach": {"ref": first, "to": last, "quote": quote},
+                    "resolved": u.attrs.get("how", "")})
+    notes = []
+    for u in ps.units("note"):
+        links = []
+        for x in u.content:
+            if not isinstance(x, Ref):
+                continue
+            d = {"type": x.type, "text": x.text}
+            if x.target:
+                d["target"] = x.target.lstrip("#")
+            if x.cref:
+                d["cref"] = x.cref
+            if x.type == "section" and x.target:
+                n = int(x.target.rsplit(".", 1)[-1])
+                d["section"] = n
+                targets.add(n)
+            if x.type in ("other-chapter", "other-work"):
+                title = x.cref.split(".")[0] if x.type == "other-chapter" else x.cref
+                norm = doc.work_title(title)
+                if norm:
+                    d["work"] = norm[0]
+            links.append(d)
+        first, last, quote = ps.quote(u)
+        notes.append({"ref": u.id, "n": u.n, "text": readable(u.content, chars),
+                      "attach": {"ref": first, "to": last, "quote": quote}, "links": links})
+    works: dict[tuple[str, str], dict[str, Any]] = {}
+    for lay in ("zhu", "shu"):
+        for u in ps.units(lay):
+            text = ps.unit_text(u)
+            for m in TITLE_RE.finditer(text):
+                title = m.group(1)
+                norm = doc.work_title(title)
+                if norm is None:
+                    continue
+                k = (norm[0], lay)
+                w = works.setdefault(k, {"work": norm[0], "kind": norm[1], "as_cited": [], "in": []})
+                if title not in w["as_cited"]:
+                    w["as_cited"].append(title)
+                if u.id not in w["in"]:
+                    w["in"].append(u.id)
+    repeats = []
+    for cid in clause_ids:
+        key = keyed[cid]
+        others = [c for c in ix.by_key.get(key, []) if c != cid]
+        if len(key) >= MIN_SHARED and others:
+            repeats.append({"clause": cid, "text": ix.text[cid], "also": others,
+                            "chain": any(w in key for w in ("如初", "如之", "亦如"))})
+    for j in ji:
+        if "section" in j and sec.layer == "ji":
+            targets.add(j["section"])
+    targets.discard(sec.n)
+    return {
+        "ref": str(ref), "section": sec.n, "title": sec.title,
+        "ji": ji, "shu": shu, "notes": notes, "works": list(works.values()), "repeats": repeats,
+        "targets": sorted(targets),
+    }
