@@ -271,3 +271,9 @@ def test_catastrophic_regex_from_the_issue_ends_at_once() -> None:
 def test_missing_tei_is_bad_usage(tmp_path: Path) -> None:
     r = CliRunner().invoke(main, ["--tei", str(tmp_path / "none.xml"), "search", "司射"])
     assert r.exit_code == 2 and "no such TEI file" in r.output
+
+
+def test_cli_doc_matches_the_commands() -> None:
+    """docs/cli.md is what `python docs/gen_cli.py` makes from real runs."""
+    r = subprocess.run([sys.executable, str(ROOT / "docs" / "gen_cli.py"), "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, "docs/cli.md is out of date: run python docs/gen_cli.py"

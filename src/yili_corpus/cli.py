@@ -128,7 +128,7 @@ def search(ctx: click.Context, query: str, layers: tuple[str, ...], section: str
     Example:
       yili search 获者
       yili search 司射 --layer trans
-      yili search "释获者.坐" --regex --section 26-35
+      yili search "释获者.{0,3}坐" --regex --section 26-35
     """
     c = _corpus(ctx)
     res = c.search(query, layers=list(layers) or None, sections=section, regex=regex, word=word, context=context)
