@@ -62,17 +62,31 @@ class Corpus:
         secs = self.sections(sections) if isinstance(sections, str) else sections
         return search(self.index, query, self.layers(layers), secs, regex, word, context)
 
+    def _section_doc(self, ref: Ref) -> Document:
+        """A Document holding the section of ``ref`` and the next one (from the index: the TEI is
+        not parsed whole), or the whole document if it is already loaded."""
+        if "document" in self.__dict__:
+            return self.document
+        from .tei.read import assemble
+
+        numbers = sorted(self.index.sections)
+        i = numbers.index(ref.section) if ref.section in numbers else -1
+        want = numbers[i : i + 2] if i >= 0 else []
+        return assemble(self.index.meta["header"].encode("utf-8"), self.index.section_xml(want), str(self.tei))
+
     def passage(self, ref: str, layers: list[str] | None = None) -> dict[str, Any]:
         """A passage with its layers, as the show JSON of DESIGN.md §7."""
         from .query.show import Passage
 
-        return Passage(self.document, self.ref(ref), self.layers(layers)).to_json()
+        r = self.ref(ref)
+        return Passage(self._section_doc(r), r, self.layers(layers)).to_json()
 
     def passage_text(self, ref: str, layers: list[str] | None = None) -> str:
         """A passage with its layers, as text for reading."""
         from .query.show import Passage
 
-        return Passage(self.document, self.ref(ref), self.layers(layers)).to_text()
+        r = self.ref(ref)
+        return Passage(self._section_doc(r), r, self.layers(layers)).to_text()
 
     def cite(self, text: str, style: str = "zh", limit: int = 5) -> dict[str, Any]:
         """Where a quotation comes from, best first, with formatted citations."""

@@ -545,8 +545,14 @@ def write_outputs(r: BuildResult, tei_dir: Path, report_dir: Path) -> list[Path]
 
 
 def write_atomic_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    """Write ``data`` to ``path`` through a temporary file and a rename (temporary files an
+    interrupted earlier write left behind are removed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob(f".{path.name}.*"):
+        try:
+            stale.unlink()
+        except OSError:
+            pass
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:

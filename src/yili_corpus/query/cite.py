@@ -70,22 +70,29 @@ def find_quotation(index: Index, text: str, limit: int = 5) -> list[Found]:
     q = norm.key(text)
     if len(q) < 2:
         raise UsageError("the quotation needs at least two Chinese characters")
-    rows = index.rows()
     cands: list[tuple[float, int, Record, int, int]] = []
-    for rec in rows:
+    for rec in index.rows(contains=q):
         i = rec.key.find(q)
-        if i >= 0:
+        while i >= 0:
             cands.append((1.0, LAYER_RANK[rec.layer], rec, i, i + len(q)))
+            i = rec.key.find(q, i + 1)
     if not cands:
-        votes: Counter[tuple[int, int]] = Counter()
+        # candidates: the units that hold most of the quotation's character pairs (inverted index)
         grams = {q[i : i + 2]: i for i in range(len(q) - 1)}
+        holders: Counter[int] = Counter()
+        for g in grams:
+            for (uid,) in index.con.execute("SELECT unit FROM grams WHERE gram = ?", (g,)):
+                holders[uid] += 1
+        need = max(1, (len(q) - 1) // 3)
+        top = [uid for uid, n in holders.most_common(30) if n >= need]
+        rows = index.rows_by_id(top)
+        votes: Counter[tuple[int, int]] = Counter()
         for ri, rec in enumerate(rows):
             for g, qi in grams.items():
                 j = rec.key.find(g)
                 while j >= 0:
                     votes[(ri, j - qi)] += 1
                     j = rec.key.find(g, j + 1)
-        need = max(1, (len(q) - 1) // 3)
         for (ri, off), v in votes.most_common(40):
             if v < need:
                 break

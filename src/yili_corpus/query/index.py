@@ -16,6 +16,7 @@ import json
 import os
 import sqlite3
 import tempfile
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 from ..errors import DataError
 from ..paths import cache_dir
 
-INDEX_VERSION = 3
+INDEX_VERSION = 5
 CLAUSE_SEP = "．"
 
 
@@ -58,7 +59,6 @@ LABELS = {"zhu": "郑玄注", "shu": "贾公彦疏", "note": "今注", "trans": 
 
 def records_of(doc: Any) -> list[Record]:
     """The searchable units of a Document, in reading order."""
-    from ..document import readable
     from ..text.normalise import Normaliser, VariantTable
 
     vt = VariantTable(fold={f: n for f, n, _s in doc.variants}, seen={f: s for f, _n, s in doc.variants})
@@ -66,34 +66,43 @@ def records_of(doc: Any) -> list[Record]:
     chars = doc.char_map
     out: list[Record] = []
     for s in doc.sections:
-        for p in s.paragraphs:
-            parts, offs = [], []
-            pos = 0
-            for c in p.clauses:
-                if parts:
-                    pos += len(CLAUSE_SEP)
-                offs.append((pos, c.id))
-                t = readable(c.content, chars)
-                parts.append(t)
-                pos += len(t)
-            text = CLAUSE_SEP.join(parts)
+        out.extend(section_records(s, norm, chars))
+    return out
+
+
+def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
+    """The searchable units of one section."""
+    from ..document import readable
+
+    out: list[Record] = []
+    for p in s.paragraphs:
+        parts, offs = [], []
+        pos = 0
+        for c in p.clauses:
+            if parts:
+                pos += len(CLAUSE_SEP)
+            offs.append((pos, c.id))
+            t = readable(c.content, chars)
+            parts.append(t)
+            pos += len(t)
+        text = CLAUSE_SEP.join(parts)
+        key, km = norm.key_map(text)
+        out.append(Record(p.id, p.id, s.n, p.id, p.layer, text, key, km, offs, ""))
+        for u in p.units:
+            if u.layer == "shu":
+                text = "".join(readable(c, chars) for _r, c, _s in u.parts)
+            elif u.layer == "trans":
+                text = "".join(x.text for x in u.sentences)
+            else:
+                text = readable(u.content, chars)
             key, km = norm.key_map(text)
-            out.append(Record(p.id, p.id, s.n, p.id, p.layer, text, key, km, offs, ""))
-            for u in p.units:
-                if u.layer == "shu":
-                    text = "".join(readable(c, chars) for _r, c, _s in u.parts)
-                elif u.layer == "trans":
-                    text = "".join(x.text for x in u.sentences)
-                else:
-                    text = readable(u.content, chars)
-                key, km = norm.key_map(text)
-                wit = u.source.split()[0].lstrip("#") if u.source else ""
-                label = LABELS[u.layer]
-                if u.layer == "note":
-                    label = f"今注（{wit}{' 注' + u.n if u.n else ''}）"
-                elif u.layer == "trans":
-                    label = f"今译（{wit}）"
-                out.append(Record(f"{p.id}@{u.layer}", u.id, s.n, p.id, u.layer, text, key, km, [], label))
+            wit = u.source.split()[0].lstrip("#") if u.source else ""
+            label = LABELS[u.layer]
+            if u.layer == "note":
+                label = f"今注（{wit}{' 注' + u.n if u.n else ''}）"
+            elif u.layer == "trans":
+                label = f"今译（{wit}）"
+            out.append(Record(f"{p.id}@{u.layer}", u.id, s.n, p.id, u.layer, text, key, km, [], label))
     return out
 
 
@@ -137,38 +146,71 @@ SCHEMA = """
 CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE units (
   id INTEGER PRIMARY KEY, ref TEXT, unit TEXT, section INTEGER, paragraph TEXT, layer TEXT,
-  text TEXT, key TEXT, keymap TEXT, clauses TEXT, label TEXT
+  text TEXT, key TEXT, keymap BLOB, clauses TEXT, label TEXT
 );
 CREATE INDEX units_layer ON units(layer, section);
+CREATE TABLE grams (gram TEXT, unit INTEGER, PRIMARY KEY (gram, unit)) WITHOUT ROWID;
+CREATE TABLE sections (n INTEGER PRIMARY KEY, xml BLOB);
 """
 
 
-def build_index(tei: Path, dest: Path) -> None:
-    """Parse the TEI and write its index to ``dest`` (atomically)."""
-    from ..tei.read import read_tei
+def _grams(key: str) -> set[str]:
+    """The characters and character pairs of a key (the inverted index's terms)."""
+    return set(key) | {key[i : i + 2] for i in range(len(key) - 1)}
 
-    doc = read_tei(tei)
-    recs = records_of(doc)
+
+def build_index(tei: Path, dest: Path) -> None:
+    """Stream the TEI and write its index to ``dest`` (atomically): units with their keys, the
+    inverted index of characters and character pairs, and each section's XML (so that ``show``
+    parses one section, not the whole file)."""
+    from ..tei.read import assemble, iter_tei
+    from ..text.normalise import Normaliser, VariantTable
+
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".sqlite", dir=dest.parent)
     os.close(fd)
     try:
         con = sqlite3.connect(tmp)
         con.executescript(SCHEMA)
+        header = b""
+        doc = None
+        norm = None
+        titles: dict[int, str] = {}
+        uid = 0
+        for item in iter_tei(tei):
+            if item[0] == "header":
+                header = item[1]
+                doc = assemble(header, [], str(tei))
+                vt = VariantTable(fold={f: n for f, n, _s in doc.variants}, seen={f: s for f, _n, s in doc.variants})
+                norm = Normaliser(vt)
+                continue
+            if doc is None or norm is None:
+                raise DataError("the TEI has no header before its sections", str(tei))
+            _tag, n, xml = item
+            part = assemble(header, [xml], str(tei))
+            sec = part.sections[0]
+            titles[sec.n] = sec.title
+            con.execute("INSERT INTO sections VALUES (?, ?)", (sec.n, xml))
+            for r in section_records(sec, norm, part.char_map):
+                uid += 1
+                con.execute(
+                    "INSERT INTO units (id, ref, unit, section, paragraph, layer, text, key, keymap, clauses, label) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (uid, r.ref, r.unit, r.section, r.paragraph, r.layer, r.text, r.key,
+                     array("I", r.keymap).tobytes(), json.dumps(r.clauses), r.label),
+                )
+                con.executemany("INSERT OR IGNORE INTO grams VALUES (?, ?)", ((g, uid) for g in _grams(r.key)))
+        if doc is None:
+            raise DataError("the TEI has no header", str(tei))
         meta = {
             "folds": json.dumps(char_folds(doc), ensure_ascii=False),
             "version": str(INDEX_VERSION), "tei": str(tei), "digest": tei_digest(tei), "chapter": doc.id,
             "work": doc.work, "title": doc.chapter, "number": str(doc.number),
-            "sections": json.dumps({s.n: s.title for s in doc.sections}, ensure_ascii=False),
+            "sections": json.dumps(titles, ensure_ascii=False),
             "variants": json.dumps(doc.variants, ensure_ascii=False),
+            "header": header.decode("utf-8"),
         }
         con.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-        con.executemany(
-            "INSERT INTO units (ref, unit, section, paragraph, layer, text, key, keymap, clauses, label) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(r.ref, r.unit, r.section, r.paragraph, r.layer, r.text, r.key, ",".join(map(str, r.keymap)),
-              json.dumps(r.clauses), r.label) for r in recs],
-        )
         con.commit()
         con.close()
         os.replace(tmp, dest)
@@ -216,23 +258,69 @@ class Index:
 
     def rows(self, layers: list[str] | None = None, sections: list[int] | None = None,
              contains: str | None = None) -> list[Record]:
-        """Units, filtered by layer, section and a key substring."""
+        """Units, filtered by layer, section and a key substring (found through the inverted
+        index of characters and character pairs, then checked)."""
         sql = "SELECT ref, unit, section, paragraph, layer, text, key, keymap, clauses, label FROM units"
         cond, args = [], []
+        if contains:
+            term = self._rarest_term(contains)
+            cond.append("id IN (SELECT unit FROM grams WHERE gram = ?)")
+            args.append(term)
+            if len(contains) > len(term):
+                cond.append("instr(key, ?) > 0")
+                args.append(contains)
         if layers:
             cond.append(f"layer IN ({','.join('?' * len(layers))})")
             args.extend(layers)
         if sections:
             cond.append(f"section IN ({','.join('?' * len(sections))})")
             args.extend(sections)
-        if contains:
-            cond.append("instr(key, ?) > 0")
-            args.append(contains)
         if cond:
             sql += " WHERE " + " AND ".join(cond)
         sql += " ORDER BY id"
         out = []
         for ref, unit, sec, para, layer, text, key, km, cl, label in self.con.execute(sql, args):
-            out.append(Record(ref, unit, sec, para, layer, text, key, [int(x) for x in km.split(",")] if km else [],
-                              [tuple(x) for x in json.loads(cl)], label))
+            keymap = array("I")
+            keymap.frombytes(km)
+            out.append(Record(ref, unit, sec, para, layer, text, key, keymap,  # type: ignore[arg-type]
+                              [tuple(x) for x in json.loads(cl)] if cl != "[]" else [], label))
+        return out
+
+    def rows_by_id(self, ids: list[int]) -> list[Record]:
+        """The units with these row ids, in that order."""
+        out = []
+        for i in ids:
+            got = self._select("WHERE id = ?", [i])
+            out.extend(got)
+        return out
+
+    def _select(self, where: str, args: list[Any]) -> list[Record]:
+        sql = "SELECT ref, unit, section, paragraph, layer, text, key, keymap, clauses, label FROM units " + where
+        out = []
+        for ref, unit, sec, para, layer, text, key, km, cl, label in self.con.execute(sql, args):
+            keymap = array("I")
+            keymap.frombytes(km)
+            out.append(Record(ref, unit, sec, para, layer, text, key, keymap,  # type: ignore[arg-type]
+                              [tuple(x) for x in json.loads(cl)] if cl != "[]" else [], label))
+        return out
+
+    def _rarest_term(self, key: str) -> str:
+        """The character pair (or character, for one) of ``key`` that the fewest units hold."""
+        if len(key) == 1:
+            return key
+        pairs = {key[i : i + 2] for i in range(len(key) - 1)}
+        best, best_n = key[:2], None
+        for g in sorted(pairs):
+            n = self.con.execute("SELECT count(*) FROM grams WHERE gram = ?", (g,)).fetchone()[0]
+            if best_n is None or n < best_n:
+                best, best_n = g, n
+        return best
+
+    def section_xml(self, numbers: list[int]) -> list[bytes]:
+        """The XML of the given sections, in order."""
+        out = []
+        for n in numbers:
+            row = self.con.execute("SELECT xml FROM sections WHERE n = ?", (n,)).fetchone()
+            if row:
+                out.append(row[0])
         return out

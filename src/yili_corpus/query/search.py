@@ -137,15 +137,22 @@ def search(
             if a in bounds[rec.unit] and b in bounds[rec.unit]:
                 kept.append((rec, a, b))
         spans = kept
+    out: list[dict[str, Any]] = []
+    cites: dict[tuple[str, int, str], str] = {}
     for rec, a, b in spans:
         start, end = rec.keymap[a], rec.keymap[b - 1] + 1
-        ref = rec.clause_at(start) if rec.layer in ("jing", "ji") else rec.ref
-        hits.append(Hit(
-            ref or rec.ref, rec.section, rec.layer, rec.text, start, end,
-            rec.text[max(0, start - context):start], rec.text[start:end], rec.text[end:end + context],
-            citation(index, rec, ref or rec.ref), rec.unit,
-        ))
+        ref = (rec.clause_at(start) if rec.layer in ("jing", "ji") else rec.ref) or rec.ref
+        ck = (rec.layer, rec.section, rec.label)
+        if ck not in cites:
+            cites[ck] = citation(index, rec, ref)
+        text = rec.text
+        out.append({
+            "ref": ref, "section": rec.section, "layer": rec.layer, "text": text, "start": start, "end": end,
+            "before": text[max(0, start - context):start], "match": text[start:end],
+            "after": text[end:end + context], "citation": cites[ck], "unit": rec.unit,
+        })
     counts: dict[str, int] = {}
-    for h in hits:
-        counts[h.layer] = counts.get(h.layer, 0) + 1
-    return {"query": query, "total": len(hits), "counts": counts, "hits": [h.to_dict() for h in hits]}
+    for h in out:
+        counts[h["layer"]] = counts.get(h["layer"], 0) + 1
+    del hits
+    return {"query": query, "total": len(out), "counts": counts, "hits": out}

@@ -253,6 +253,54 @@ class _Reader:
                         collation, variants, folds, works)
 
 
+def iter_tei(path: Path | str):  # type: ignore[no-untyped-def]
+    """Stream a TEI file: yields ``("header", header_bytes)`` once (the root start tag and the
+    teiHeader, as a document without sections), then ``("section", n, section_bytes)`` for each
+    section, freeing each as it goes (memory stays small for a large file)."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        with p.open("rb") as f:
+            head = f.read(65536)
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror}", str(p)) from None
+    if size > MAX_BYTES:
+        raise DataError(f"TEI file is {size} bytes, larger than the limit of {MAX_BYTES}", str(p))
+    if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
+        raise DataError("TEI file has a DOCTYPE or entity declarations; DTDs and entities are refused", str(p), 1)
+    sec_tag = f"{{{TEI_NS}}}div"
+    root_attrs: dict[str, str] = {}
+    try:
+        for event, el in etree.iterparse(str(p), events=("start", "end"), resolve_entities=False, load_dtd=False,
+                                         no_network=True, huge_tree=False, remove_comments=False):
+            if event == "start" and el.tag == f"{{{TEI_NS}}}TEI":
+                root_attrs = dict(el.attrib)
+            elif event == "end" and el.tag == f"{{{TEI_NS}}}teiHeader":
+                root = etree.Element(f"{{{TEI_NS}}}TEI", root_attrs, nsmap={None: TEI_NS})
+                root.append(etree.fromstring(etree.tostring(el)))
+                body = etree.SubElement(etree.SubElement(root, f"{{{TEI_NS}}}text"), f"{{{TEI_NS}}}body")
+                del body
+                yield ("header", etree.tostring(root))
+                el.clear()
+            elif event == "end" and el.tag == sec_tag and el.get("type") == "section":
+                yield ("section", int(el.get("n", "0")), etree.tostring(el))
+                el.clear()
+                parent = el.getparent()
+                while parent is not None and el.getprevious() is not None:
+                    del parent[0]
+    except etree.XMLSyntaxError as exc:
+        raise DataError(f"not well-formed XML: {exc.msg}", str(p), exc.lineno or None) from None
+
+
+def assemble(header: bytes, sections: list[bytes], path: str = "<tei>") -> Document:
+    """A Document from a header (as yielded by :func:`iter_tei`) and some sections."""
+    root = etree.fromstring(header, safe_parser())
+    body = root.find("t:text/t:body", NS)
+    for sb in sections:
+        body.append(etree.fromstring(sb, safe_parser()))
+    return _Reader(path).document(etree.ElementTree(root))
+
+
 def read_tei(path: Path | str) -> Document:
     """Read a TEI file written by :mod:`yili_corpus.tei.write` into a Document."""
     p = Path(path)
