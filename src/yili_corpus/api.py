@@ -55,12 +55,14 @@ class Corpus:
 
     # -- the jobs --------------------------------------------------------------------------------
     def search(self, query: str, layers: list[str] | None = None, sections: str | list[int] | None = None,
-               regex: bool = False, word: bool = False, context: int = 10) -> dict[str, Any]:
-        """Every occurrence of ``query`` (see :mod:`yili_corpus.query.search`)."""
+               regex: bool = False, word: bool = False, context: int = 10,
+               limit: int | None = None) -> dict[str, Any]:
+        """Every occurrence of ``query`` (see :mod:`yili_corpus.query.search`); with ``limit``,
+        the counts are whole but only the first ``limit`` hits are returned."""
         from .query.search import search
 
         secs = self.sections(sections) if isinstance(sections, str) else sections
-        return search(self.index, query, self.layers(layers), secs, regex, word, context)
+        return search(self.index, query, self.layers(layers), secs, regex, word, context, limit)
 
     def _section_doc(self, ref: Ref) -> Document:
         """A Document holding the section of ``ref`` and the next one (from the index: the TEI is

@@ -115,10 +115,11 @@ LAYER_OPTION = click.option("--layer", "layers", multiple=True, metavar="L",
 @click.option("--word", is_flag=True, help="Only whole words (jieba, with a dictionary of ritual terms).")
 @click.option("--context", "context", default=10, show_default=True, metavar="N", type=int,
               help="Characters of context either side.")
+@click.option("--limit", "limit", type=int, metavar="N", help="Print only the first N hits (the counts stay whole).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {query, total, counts, hits: [...]}.")
 @click.pass_context
 def search(ctx: click.Context, query: str, layers: tuple[str, ...], section: str | None, regex: bool, word: bool,
-           context: int, as_json: bool) -> None:
+           context: int, limit: int | None, as_json: bool) -> None:
     """Find every place QUERY occurs, in any layer.
 
     Simplified, traditional and variant forms and punctuation do not matter: 釋獲, 释获 and
@@ -131,7 +132,8 @@ def search(ctx: click.Context, query: str, layers: tuple[str, ...], section: str
       yili search "释获者.{0,3}坐" --regex --section 26-35
     """
     c = _corpus(ctx)
-    res = c.search(query, layers=list(layers) or None, sections=section, regex=regex, word=word, context=context)
+    res = c.search(query, layers=list(layers) or None, sections=section, regex=regex, word=word, context=context,
+                   limit=limit)
     if as_json:
         _echo_json(res)
     else:
@@ -149,11 +151,13 @@ def _print_hits(res: dict) -> None:  # type: ignore[type-arg]
         return
     summary = ", ".join(f"{names[k]} {res['counts'][k]}" for k in LAYERS if k in res["counts"])
     click.echo(f"{res['total']} hits for {res['query']!r}: {summary}")
+    if len(res["hits"]) < res["total"]:
+        click.echo(f"(the first {len(res['hits'])} shown)")
     for lay in LAYERS:
         hits = [h for h in res["hits"] if h["layer"] == lay]
         if not hits:
             continue
-        click.echo(f"\n{names[lay]} ({len(hits)})")
+        click.echo(f"\n{names[lay]} ({res['counts'].get(lay, len(hits))})")
         for h in hits:
             line = h["before"] + click.style(h["match"], fg="red", bold=True) + h["after"]
             click.echo(f"  {h['ref']:<26} {line}".replace("\n", " "))

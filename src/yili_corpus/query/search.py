@@ -88,14 +88,21 @@ def search(
     regex: bool = False,
     word: bool = False,
     context: int = 10,
+    limit: int | None = None,
 ) -> dict[str, Any]:
-    """Search the index; returns the JSON of DESIGN.md §7 plus counts by layer."""
+    """Search the index; returns the JSON of DESIGN.md §7 plus counts by layer.
+
+    ``total`` and ``counts`` always count every occurrence; with ``limit`` only the first
+    ``limit`` hits (in text order) are returned, which keeps a first page fast on a large corpus.
+    Occurrences do not overlap.
+    """
+    if limit is not None and limit < 0:
+        raise UsageError("--limit must be 0 or more")
     if not query or not query.strip():
         raise UsageError("empty query")
     if context < 0:
         raise UsageError("--context must be 0 or more")
     norm = make_normaliser(index)
-    hits: list[Hit] = []
     spans: list[tuple[Record, int, int]] = []
     if regex:
         import regex as re2
@@ -121,11 +128,32 @@ def search(
         key = norm.key(query)
         if not key:
             raise UsageError(f"the query {query!r} has no Chinese characters to search for")
+        if not word:
+            # count everything on the keys alone, build hits only for the page wanted
+            cand = index.keys(layers, sections, contains=key)
+            counts: dict[str, int] = {}
+            total = 0
+            need: list[int] = []
+            for rid, layer, k in cand:
+                n = k.count(key)
+                if n:
+                    counts[layer] = counts.get(layer, 0) + n
+                    if limit is None or total < limit:
+                        need.append(rid)
+                    total += n
+            for rec in index.rows_by_id(need):
+                i = rec.key.find(key)
+                while i >= 0:
+                    spans.append((rec, i, i + len(key)))
+                    i = rec.key.find(key, i + len(key))
+            res = _hits(index, spans[:limit] if limit is not None else spans, context, query)
+            res["total"], res["counts"] = total, counts
+            return res
         for rec in index.rows(layers, sections, contains=key):
             i = rec.key.find(key)
             while i >= 0:
                 spans.append((rec, i, i + len(key)))
-                i = rec.key.find(key, i + 1)
+                i = rec.key.find(key, i + len(key))
     if word and spans:
         from .words import word_boundaries
 
@@ -137,6 +165,13 @@ def search(
             if a in bounds[rec.unit] and b in bounds[rec.unit]:
                 kept.append((rec, a, b))
         spans = kept
+    res = _hits(index, spans, context, query)
+    if limit is not None:
+        res["hits"] = res["hits"][:limit]
+    return res
+
+
+def _hits(index: Index, spans: list[tuple[Record, int, int]], context: int, query: str) -> dict[str, Any]:
     out: list[dict[str, Any]] = []
     cites: dict[tuple[str, int, str], str] = {}
     for rec, a, b in spans:
@@ -154,5 +189,4 @@ def search(
     counts: dict[str, int] = {}
     for h in out:
         counts[h["layer"]] = counts.get(h["layer"], 0) + 1
-    del hits
     return {"query": query, "total": len(out), "counts": counts, "hits": out}
