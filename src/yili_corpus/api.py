@@ -24,20 +24,33 @@ from .query.refs import LAYERS, Ref, layer_name, parse_range, parse_ref
 class Corpus:
     """A chapter's TEI, with its search index (built on first use, cached)."""
 
-    def __init__(self, tei: Path) -> None:
+    def __init__(self, tei: Path, overlays: Path | None = None) -> None:
         self.tei = tei
+        self.overlays = overlays
 
     @cached_property
     def index(self) -> Index:
-        """The search index (opened or built on first use)."""
-        return Index.open(self.tei)
+        """The search index (opened or built on first use), with the overlays' units."""
+        return Index.open(self.tei, self.overlays)
 
     @cached_property
     def document(self) -> Document:
-        """The TEI read into a Document (parsed on first use)."""
+        """The TEI read into a Document (parsed on first use), the overlays' units added."""
         from .tei.read import read_tei
 
-        return read_tei(self.tei)
+        return self._with_overlays(read_tei(self.tei))
+
+    def _with_overlays(self, doc: Document) -> Document:
+        if self.overlays is None:
+            return doc
+        from .overlay import read_overlays
+
+        paras = {c.id: p for s in doc.sections for p in s.paragraphs for c in p.clauses}
+        for ov in read_overlays(self.overlays):
+            for u in ov.units:
+                if u.target in paras:
+                    paras[u.target].units.append(u)
+        return doc
 
     # -- helpers ---------------------------------------------------------------------------------
     def ref(self, text: str) -> Ref:
@@ -74,7 +87,8 @@ class Corpus:
         numbers = sorted(self.index.sections)
         i = numbers.index(ref.section) if ref.section in numbers else -1
         want = numbers[i : i + 2] if i >= 0 else []
-        return assemble(self.index.meta["header"].encode("utf-8"), self.index.section_xml(want), str(self.tei))
+        return self._with_overlays(
+            assemble(self.index.meta["header"].encode("utf-8"), self.index.section_xml(want), str(self.tei)))
 
     def passage(self, ref: str, layers: list[str] | None = None) -> dict[str, Any]:
         """A passage with its layers, as the show JSON of DESIGN.md §7."""
@@ -136,9 +150,12 @@ class Corpus:
         return render(self.document, self.tei, fmt, secs, self.layers(layers))
 
 
-def load(tei: str | Path | None = None) -> Corpus:
-    """The corpus of ``tei`` (default: the project's ``tei/yili-*.xml``, or ``$YILI_TEI``)."""
-    return Corpus(find_tei(tei))
+def load(tei: str | Path | None = None, overlays: str | Path | None = None) -> Corpus:
+    """The corpus of ``tei`` (default: the project's ``tei/yili-*.xml``, or ``$YILI_TEI``) with the
+    overlays of ``overlays`` (default: ``$YILI_OVERLAY`` or the user data folder)."""
+    from .overlay import overlay_dir
+
+    return Corpus(find_tei(tei), overlay_dir(overlays))
 
 
 def search(query: str, **kwargs: Any) -> dict[str, Any]:

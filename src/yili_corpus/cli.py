@@ -59,8 +59,10 @@ class YiliGroup(click.Group):
 @click.version_option(__version__, prog_name="yili")
 @click.option("--tei", "tei", metavar="FILE", envvar="YILI_TEI",
               help="The TEI to read (default: tei/yili-*.xml of the project; or $YILI_TEI).")
+@click.option("--overlay", "overlay", metavar="DIR", envvar="YILI_OVERLAY",
+              help="Folder of overlays made by yili import (default: ~/.local/share/yili-corpus/overlays; or $YILI_OVERLAY).")
 @click.pass_context
-def main(ctx: click.Context, tei: str | None) -> None:
+def main(ctx: click.Context, tei: str | None, overlay: str | None) -> None:
     """yili — the aligned, citable corpus of 《仪礼·乡射礼》.
 
     \b
@@ -74,13 +76,20 @@ def main(ctx: click.Context, tei: str | None) -> None:
 
     Exit codes: 0 ok, 1 nothing found, 2 bad usage or input, 3 damaged data.
     """
-    ctx.obj = {"tei": tei}
+    ctx.obj = {"tei": tei, "overlay": overlay}
 
 
 def _corpus(ctx: click.Context):  # type: ignore[no-untyped-def]
     from .api import load
 
-    return load((ctx.obj or {}).get("tei"))
+    obj = ctx.find_root().obj or {}
+    return load(obj.get("tei"), obj.get("overlay"))
+
+
+def _overlay_dir(ctx: click.Context, into: str | None = None) -> Path:
+    from .overlay import overlay_dir
+
+    return overlay_dir(into or (ctx.find_root().obj or {}).get("overlay"))
 
 
 def _echo_json(data: object) -> None:
@@ -428,6 +437,119 @@ def align_report(corpus: str | None, as_json: bool) -> None:
         click.echo(json.dumps(rep, ensure_ascii=False, indent=2, sort_keys=True))
     else:
         click.echo(format_alignment(rep))
+
+
+@main.group("import")
+def import_() -> None:
+    """Bring your own text: align a translation or collate a witness into an overlay.
+
+    Overlays live in the user data folder (or --overlay DIR / $YILI_OVERLAY), never in tei/;
+    every command then sees them: --layer trans:NAME, --layer zhu:NAME.
+    """
+
+
+@import_.command("translation")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--name", required=True, help="Name of the overlay (letters, digits, - and _).")
+@click.option("--lang", default="zh-Hans", show_default=True, help="Language of the translation.")
+@click.option("--into", metavar="DIR", help="Write the overlay here instead of the overlay folder.")
+@click.option("--json", "as_json", is_flag=True, help="Print the alignment report as JSON.")
+@click.pass_context
+def import_translation_cmd(ctx: click.Context, file: str, name: str, lang: str, into: str | None, as_json: bool) -> None:
+    """Align a plain-text translation of the chapter and store it as the layer trans:NAME.
+
+    Paragraphs are separated by blank lines (or one a line), in any order; classical sentences
+    interleaved are left out. A file that is not a translation of this chapter is refused.
+
+    \b
+    Example:
+      yili import translation my-translation.txt --name mine
+      yili search 司射 --layer trans:mine
+    """
+    from .overlay import import_translation
+
+    c = _corpus(ctx)
+    rep = import_translation(c.document, Path(file), name, lang, _overlay_dir(ctx, into))
+    if as_json:
+        _echo_json(rep)
+        return
+    click.echo(f"imported {name} as layer {rep['layer']} → {rep['overlay']} (confidence {rep['confidence']:.2f})")
+    for p in rep["paragraphs"]:
+        click.echo(f"  line {p['line']:>4}: §{p['section']:<3} {p['from']}–{p['to']}  {p['sentences']} sentences, "
+                   f"confidence {p['confidence']:.2f}")
+    for u in rep["unplaced"]:
+        click.echo(f"  not placed: line {u['line']}: {u['text'][:30]}")
+    for u in rep["skipped"]:
+        click.echo(f"  left out: line {u['line']}: {u['text'][:30]} ({u['reason']})")
+    if rep["low_confidence"]:
+        click.echo(f"  {len(rep['low_confidence'])} low-confidence sentence links (see --json)")
+
+
+@import_.command("witness")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--name", required=True, help="Name of the overlay (letters, digits, - and _).")
+@click.option("--format", "fmt", type=click.Choice(["plain", "mandoku"]), default="plain", show_default=True)
+@click.option("--into", metavar="DIR", help="Write the overlay here instead of the overlay folder.")
+@click.option("--json", "as_json", is_flag=True, help="Print the collation report as JSON.")
+@click.pass_context
+def import_witness_cmd(ctx: click.Context, file: str, name: str, fmt: str, into: str | None, as_json: bool) -> None:
+    """Collate another edition of the 经 against the reading text: its readings go into the
+    overlay's apparatus, its parenthesised commentary becomes the layer zhu:NAME.
+
+    \b
+    Example:
+      yili import witness KR1d0052.txt --name kanripo --format mandoku
+    """
+    from .overlay import import_witness
+
+    c = _corpus(ctx)
+    rep = import_witness(c.document, Path(file), name, fmt, _overlay_dir(ctx, into))
+    if as_json:
+        _echo_json(rep)
+        return
+    click.echo(f"imported {name} ({fmt}) → {rep['overlay']}: {rep['matched']:.0%} of its text matches; "
+               f"{len(rep['readings'])} readings, {len(rep['notes'])} notes (layer {rep['layer']})")
+    for r in rep["readings"][:40]:
+        click.echo(f"  {r['clause']:<22} {r['lem'] or '∅'} ] {r['rdg'] or '∅'} {name} (line {r['line']})")
+
+
+@main.group(invoke_without_command=True)
+@click.pass_context
+def overlays(ctx: click.Context) -> None:
+    """List the overlays made by yili import (yili overlays remove NAME removes one).
+
+    \b
+    Example:
+      yili overlays
+      yili overlays remove mine
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from .overlay import read_overlays
+
+    folder = _overlay_dir(ctx)
+    ovs = read_overlays(folder)
+    if not ovs:
+        click.echo(f"no overlays in {folder}")
+        return
+    for ov in ovs:
+        layers = sorted({u.layer for u in ov.units})
+        click.echo(f"{ov.name:<16} {ov.kind:<12} {len(ov.units):>4} units, {len(ov.apps):>4} readings  "
+                   f"{' '.join(layers)}  {ov.path}")
+
+
+@overlays.command("remove")
+@click.argument("name")
+@click.pass_context
+def overlays_remove(ctx: click.Context, name: str) -> None:
+    """Remove the overlay NAME."""
+    from .overlay import check_name
+
+    p = _overlay_dir(ctx) / f"{check_name(name)}.xml"
+    if not p.exists():
+        raise UsageError(f"no overlay {name!r} in {p.parent}")
+    p.unlink()
+    click.echo(f"removed {p}")
 
 
 class YiliStale(YiliError):

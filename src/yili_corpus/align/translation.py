@@ -564,19 +564,19 @@ def _fill_gaps(
     near: int = 8,
     max_sentences: int = 3,
 ) -> list[ParagraphLink]:
-    """Move short, isolated paragraphs into the gaps the others leave.
+    """Move isolated paragraphs into the gaps the others leave.
 
     A translation covers its text without holes, so a stretch of clauses that no paragraph takes,
-    between two that are placed, is where a short paragraph placed far from every other one most
-    likely belongs (主人揖宾，下堂 fits the end of 主人酬宾 as well as a place in 旅酬). Such a
-    paragraph (at most ``max_sentences`` sentences, no other paragraph within ``near`` clauses) is
-    moved to the gap where the sentence aligner scores it best, if that score is positive.
+    between two that are placed, is where a paragraph placed far from every other one most likely
+    belongs (主人揖宾，下堂 fits the end of 主人酬宾 as well as a place in 旅酬; 一人举觯 reads much
+    like 二人举觯). A paragraph with no other within ``near`` clauses is moved to the gap where the
+    sentence aligner scores it best: a short one (at most ``max_sentences`` sentences) if that
+    score is positive, a longer one if it is at least :data:`GAP_SHARE` of its score where it is.
     """
     if len(placed) < 3:
         return placed
     for lk in list(placed):
-        if len(keyed[lk.index]) > max_sentences:
-            continue
+        short = len(keyed[lk.index]) <= max_sentences
         others = [o for o in placed if o is not lk]
         if any(o.first - near <= lk.last and lk.first <= o.last + near for o in others):
             continue
@@ -591,10 +591,42 @@ def _fill_gaps(
             cl = [c for x in links for c in x.clauses]
             if cl and out[0] > 0 and (best is None or out[0] > best[0]):
                 best = (out[0], min(cl), max(cl))
-        if best is not None:
-            lk.first, lk.last = best[1], best[2]
+        if best is None:
+            continue
+        if not short:
+            here: list[float] = []
+            align_sentences([keyed[lk.index]], clause_keys, [(lk.first, lk.last)], rho=rho, band=2,
+                            section_starts=section_starts, lex=lex, score_out=here, background=background)
+            if not here or best[0] < GAP_SHARE * here[0]:
+                continue
+        lk.first, lk.last = best[1], best[2]
     placed.sort(key=lambda lk: lk.first)
     return placed
+
+
+#: A long paragraph moves to a gap if it scores there at least this share of where it was.
+GAP_SHARE = 0.8
+
+
+def _attach_stragglers(links: list[SentenceLink], n: int, para: int) -> list[SentenceLink]:
+    """Give a sentence the aligner left without clauses (a bead 1:0) the clause next to its
+    neighbour's: the last clause of the sentence before it, else the first of the one after.
+    Such links have confidence 0 and are listed as low-confidence."""
+    if not links:
+        return links
+    by_sentence = {s: lk for lk in links for s in lk.sentences}
+    out = list(links)
+    for j in range(n):
+        if j in by_sentence:
+            continue
+        before = next((by_sentence[k] for k in range(j - 1, -1, -1) if k in by_sentence), None)
+        after = next((by_sentence[k] for k in range(j + 1, n) if k in by_sentence), None)
+        if before is not None:
+            out.append(SentenceLink(para, [j], [before.clauses[-1]], 0.0))
+        elif after is not None:
+            out.append(SentenceLink(para, [j], [after.clauses[0]], 0.0))
+    out.sort(key=lambda lk: lk.sentences[0])
+    return out
 
 
 # -- the whole job ----------------------------------------------------------------------------------
@@ -651,6 +683,7 @@ def align_translation(
         mine = groups.get(pi, [])
         for sl in mine:
             sl.para = i
+        mine = _attach_stragglers(mine, len(keyed[i]), i)
         cl = [c for sl in mine for c in sl.clauses]
         first, last = (min(cl), max(cl)) if cl else (lk.first, lk.last)
         out.append(AlignedParagraph(i, first, last, lk.confidence, [], mine))

@@ -137,6 +137,16 @@ def tei_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def index_digest(tei: Path, overlays: Path | None) -> str:
+    """The digest an index is kept under: the TEI's, combined with the overlays' if any."""
+    d = tei_digest(tei)
+    if overlays is not None and overlays.is_dir() and any(overlays.glob("*.xml")):
+        from ..overlay import overlays_digest
+
+        d = hashlib.sha256((d + overlays_digest(overlays)).encode()).hexdigest()
+    return d
+
+
 def index_path(digest: str) -> Path:
     """Where the index of a TEI with this digest lives."""
     return cache_dir() / f"index-{digest[:16]}-v{INDEX_VERSION}.sqlite"
@@ -159,7 +169,7 @@ def _grams(key: str) -> set[str]:
     return set(key) | {key[i : i + 2] for i in range(len(key) - 1)}
 
 
-def build_index(tei: Path, dest: Path) -> None:
+def build_index(tei: Path, dest: Path, overlays: Path | None = None) -> None:
     """Stream the TEI and write its index to ``dest`` (atomically): units with their keys, the
     inverted index of characters and character pairs, and each section's XML (so that ``show``
     parses one section, not the whole file)."""
@@ -176,6 +186,7 @@ def build_index(tei: Path, dest: Path) -> None:
         doc = None
         norm = None
         titles: dict[int, str] = {}
+        where: dict[str, tuple[int, str]] = {}
         uid = 0
         for item in iter_tei(tei):
             if item[0] == "header":
@@ -191,6 +202,9 @@ def build_index(tei: Path, dest: Path) -> None:
             sec = part.sections[0]
             titles[sec.n] = sec.title
             con.execute("INSERT INTO sections VALUES (?, ?)", (sec.n, xml))
+            for p in sec.paragraphs:
+                for c in p.clauses:
+                    where[c.id] = (sec.n, p.id)
             for r in section_records(sec, norm, part.char_map):
                 uid += 1
                 con.execute(
@@ -202,9 +216,28 @@ def build_index(tei: Path, dest: Path) -> None:
                 con.executemany("INSERT OR IGNORE INTO grams VALUES (?, ?)", ((g, uid) for g in _grams(r.key)))
         if doc is None:
             raise DataError("the TEI has no header", str(tei))
+        if overlays is not None and norm is not None:
+            from ..overlay import read_overlays
+
+            for ov in read_overlays(overlays):
+                for u in ov.units:
+                    if u.target not in where:
+                        continue
+                    sec_n, para = where[u.target]
+                    text = "".join(x.text for x in u.sentences) if u.sentences else "".join(map(str, u.content))
+                    key, km = norm.key_map(text)
+                    label = (f"今译（{ov.name}）" if u.layer.startswith("trans:") else f"注（{ov.name}）")
+                    uid += 1
+                    con.execute(
+                        "INSERT INTO units (id, ref, unit, section, paragraph, layer, text, key, keymap, clauses, label) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (uid, f"{para}@{u.layer}", u.id, sec_n, para, u.layer, text, key, array("I", km).tobytes(),
+                         "[]", label),
+                    )
+                    con.executemany("INSERT OR IGNORE INTO grams VALUES (?, ?)", ((g, uid) for g in _grams(key)))
         meta = {
             "folds": json.dumps(char_folds(doc), ensure_ascii=False),
-            "version": str(INDEX_VERSION), "tei": str(tei), "digest": tei_digest(tei), "chapter": doc.id,
+            "version": str(INDEX_VERSION), "tei": str(tei), "digest": index_digest(tei, overlays), "chapter": doc.id,
             "work": doc.work, "title": doc.chapter, "number": str(doc.number),
             "sections": json.dumps(titles, ensure_ascii=False),
             "variants": json.dumps(doc.variants, ensure_ascii=False),
@@ -230,13 +263,14 @@ class Index:
         self.sections: dict[int, str] = {int(k): v for k, v in json.loads(self.meta["sections"]).items()}
 
     @classmethod
-    def open(cls, tei: Path) -> Index:
-        """Open the index of ``tei``, building it (again) when missing, stale or corrupt."""
-        digest = tei_digest(tei)
+    def open(cls, tei: Path, overlays: Path | None = None) -> Index:
+        """Open the index of ``tei`` (and its overlays), building it (again) when missing, stale
+        or corrupt."""
+        digest = index_digest(tei, overlays)
         path = index_path(digest)
         for attempt in range(2):
             if not path.exists():
-                build_index(tei, path)
+                build_index(tei, path, overlays)
             try:
                 con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
                 idx = cls(tei, con)

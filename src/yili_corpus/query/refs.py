@@ -70,6 +70,8 @@ def layer_name(s: str) -> str:
     s = s.strip()
     if s in LAYERS:
         return s
+    if re.fullmatch(r"(trans|zhu):[A-Za-z][A-Za-z0-9_-]*", s):
+        return s  # a layer of an overlay (yili import)
     if s in LAYER_ALIASES:
         return LAYER_ALIASES[s]
     raise UsageError(f"unknown layer {s!r}; layers are {', '.join(LAYERS)}")

@@ -38,8 +38,10 @@ class Passage:
         self.doc = doc
         self.ref = ref
         self.section, self.paragraphs, self.clause = resolve(doc, ref)
-        want = layers or ([ref.layer] if ref.layer else list(LAYERS))
-        self.layers = [x for x in LAYERS if x in want]
+        extra = sorted({u.layer for p in self.paragraphs for u in p.units if u.layer not in LAYERS})
+        want = layers or ([ref.layer] if ref.layer else list(LAYERS) + extra)
+        self.layers = [x for x in list(LAYERS) + extra if x in want]
+        self.extra = [x for x in extra if x in self.layers]
         self.chars = doc.char_map
         self.clause_text = {c.id: readable(c.content, self.chars) for p in self.section.paragraphs for c in p.clauses}
         order = [c.id for s in doc.sections for p in s.paragraphs for c in p.clauses]
@@ -68,7 +70,7 @@ class Passage:
     def unit_text(self, u: Unit) -> str:
         if u.layer == "shu":
             return "".join(readable(c, self.chars) for _r, c, _s in u.parts)
-        if u.layer == "trans":
+        if u.layer.startswith("trans"):
             return "".join(s.text for s in u.sentences)
         return readable(u.content, self.chars)
 
@@ -89,7 +91,7 @@ class Passage:
                     {"ref": p.id, "text": CLAUSE_SEP.join(self.clause_text[c.id] for c in p.clauses)}
                     for p in self.paragraphs
                 ]
-        for lay in ("zhu", "shu", "note", "trans"):
+        for lay in ["zhu", "shu", "note", "trans", *self.extra]:
             if lay not in self.layers:
                 continue
             out = []
@@ -99,7 +101,7 @@ class Passage:
                                      "attach": {"ref": first, "to": last, "quote": quote}}
                 if u.n:
                     d["n"] = u.n
-                if lay == "trans":
+                if lay.startswith("trans"):
                     d["sentences"] = [
                         {"n": s.n, "text": s.text, "clauses": s.corresp, "cert": s.cert} for s in u.sentences
                     ]
@@ -125,7 +127,7 @@ class Passage:
                     if u.layer == "zhu" and self._covers(u):
                         after = (u.target_end or u.target or "").rsplit(".", 1)[-1]
                         lines.append(f"  注 [{after}]  {self.unit_text(u)}")
-            for lay in ("shu", "note", "trans"):
+            for lay in ["shu", "note", "trans", *self.extra]:
                 if lay not in self.layers:
                     continue
                 for u in p.units:
@@ -133,8 +135,8 @@ class Passage:
                         continue
                     first, last, quote = self.quote(u)
                     span = first.rsplit(".", 1)[-1] + ("" if first == last else "–" + last.rsplit(".", 1)[-1])
-                    tag = LAYER_LABEL[lay] + (f"{u.n}" if lay == "note" and u.n else "")
-                    if lay == "trans":
+                    tag = LAYER_LABEL.get(lay, lay) + (f"{u.n}" if lay == "note" and u.n else "")
+                    if lay.startswith("trans"):
                         lines.append(f"  {tag}  {self.unit_text(u)}")
                     else:
                         lines.append(f"  {tag} [{span}]  {self.unit_text(u)}")
