@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import DataError
 from ..paths import cache_dir
 
-INDEX_VERSION = 5
+INDEX_VERSION = 6
 CLAUSE_SEP = "．"
 
 
@@ -159,7 +159,9 @@ CREATE TABLE units (
   text TEXT, key TEXT, keymap BLOB, clauses TEXT, label TEXT
 );
 CREATE INDEX units_layer ON units(layer, section);
-CREATE TABLE grams (gram TEXT, unit INTEGER, PRIMARY KEY (gram, unit)) WITHOUT ROWID;
+CREATE TABLE grams (gram TEXT, unit INTEGER, layer TEXT, section INTEGER, n INTEGER,
+                    PRIMARY KEY (gram, unit)) WITHOUT ROWID;
+CREATE TABLE gramcount (gram TEXT PRIMARY KEY, units INTEGER) WITHOUT ROWID;
 CREATE TABLE sections (n INTEGER PRIMARY KEY, xml BLOB);
 """
 
@@ -213,7 +215,8 @@ def build_index(tei: Path, dest: Path, overlays: Path | None = None) -> None:
                     (uid, r.ref, r.unit, r.section, r.paragraph, r.layer, r.text, r.key,
                      array("I", r.keymap).tobytes(), json.dumps(r.clauses), r.label),
                 )
-                con.executemany("INSERT OR IGNORE INTO grams VALUES (?, ?)", ((g, uid) for g in _grams(r.key)))
+                con.executemany("INSERT INTO grams VALUES (?, ?, ?, ?, ?)",
+                                ((g, uid, r.layer, r.section, r.key.count(g)) for g in _grams(r.key)))
         if doc is None:
             raise DataError("the TEI has no header", str(tei))
         if overlays is not None and norm is not None:
@@ -234,7 +237,9 @@ def build_index(tei: Path, dest: Path, overlays: Path | None = None) -> None:
                         (uid, f"{para}@{u.layer}", u.id, sec_n, para, u.layer, text, key, array("I", km).tobytes(),
                          "[]", label),
                     )
-                    con.executemany("INSERT OR IGNORE INTO grams VALUES (?, ?)", ((g, uid) for g in _grams(key)))
+                    con.executemany("INSERT INTO grams VALUES (?, ?, ?, ?, ?)",
+                                    ((g, uid, u.layer, sec_n, key.count(g)) for g in _grams(key)))
+        con.execute("INSERT INTO gramcount SELECT gram, count(*) FROM grams GROUP BY gram")
         meta = {
             "folds": json.dumps(char_folds(doc), ensure_ascii=False),
             "version": str(INDEX_VERSION), "tei": str(tei), "digest": index_digest(tei, overlays), "chapter": doc.id,
@@ -322,6 +327,28 @@ class Index:
             args.extend(sections)
         return ("WHERE " + " AND ".join(cond)) if cond else "", args
 
+    def gram_counts(self, gram: str, layers: list[str] | None, sections: list[int] | None,
+                    limit: int | None) -> tuple[dict[str, int], list[int]]:
+        """For a one- or two-character key: occurrences by layer, from the inverted index alone,
+        and the units that hold the first ``limit`` occurrences (all units if no limit)."""
+        cond, args = ["gram = ?"], [gram]
+        if layers:
+            cond.append(f"layer IN ({','.join('?' * len(layers))})")
+            args.extend(layers)
+        if sections:
+            cond.append(f"section IN ({','.join('?' * len(sections))})")
+            args.extend(sections)
+        where = " AND ".join(cond)
+        counts = dict(self.con.execute(f"SELECT layer, sum(n) FROM grams WHERE {where} GROUP BY layer", args))
+        units: list[int] = []
+        got = 0
+        for uid, n in self.con.execute(f"SELECT unit, n FROM grams WHERE {where} ORDER BY unit", args):
+            if limit is not None and got >= limit:
+                break
+            units.append(uid)
+            got += n
+        return counts, units
+
     def rows_by_id(self, ids: list[int]) -> list[Record]:
         """The units with these row ids, in the order given."""
         if not ids:
@@ -348,7 +375,8 @@ class Index:
         pairs = {key[i : i + 2] for i in range(len(key) - 1)}
         best, best_n = key[:2], None
         for g in sorted(pairs):
-            n = self.con.execute("SELECT count(*) FROM grams WHERE gram = ?", (g,)).fetchone()[0]
+            row = self.con.execute("SELECT units FROM gramcount WHERE gram = ?", (g,)).fetchone()
+            n = row[0] if row else 0
             if best_n is None or n < best_n:
                 best, best_n = g, n
         return best

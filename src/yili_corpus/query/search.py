@@ -129,18 +129,22 @@ def search(
         if not key:
             raise UsageError(f"the query {query!r} has no Chinese characters to search for")
         if not word:
-            # count everything on the keys alone, build hits only for the page wanted
-            cand = index.keys(layers, sections, contains=key)
+            # count everything without building hits; build hits only for the page wanted
             counts: dict[str, int] = {}
             total = 0
             need: list[int] = []
-            for rid, layer, k in cand:
-                n = k.count(key)
-                if n:
-                    counts[layer] = counts.get(layer, 0) + n
-                    if limit is None or total < limit:
-                        need.append(rid)
-                    total += n
+            if len(key) <= 2:
+                # a character or a pair is a term of the inverted index, which has its counts
+                counts, need = index.gram_counts(key, layers, sections, limit)
+                total = sum(counts.values())
+            else:
+                for rid, layer, k in index.keys(layers, sections, contains=key):
+                    n = k.count(key)
+                    if n:
+                        counts[layer] = counts.get(layer, 0) + n
+                        if limit is None or total < limit:
+                            need.append(rid)
+                        total += n
             for rec in index.rows_by_id(need):
                 i = rec.key.find(key)
                 while i >= 0:
