@@ -63,6 +63,11 @@ SECTIONS: list[tuple[str, str, list[str], int]] = [
      ["validate --no-schema"], 5),
     ("align-report", "Per section: aligned layers, units, 疏 resolved by position, approximate note "
      "lemmas, translation sentences, low-confidence links.", ["align-report"], 14),
+    ("import translation", "Align your own translation into an overlay (layer `trans:NAME`); see docs/import.md.",
+     [], 0),
+    ("import witness", "Collate your own edition into an overlay (apparatus, layer `zhu:NAME`); see docs/import.md.",
+     [], 0),
+    ("overlays", "List the overlays; `yili overlays remove NAME` removes one.", [], 0),
 ]
 
 
@@ -76,7 +81,7 @@ def render() -> str:
     for name, what, examples, keep in SECTIONS:
         out.append(f"## `yili {name}`\n")
         out.append(what + "\n")
-        helptext, _ = run([name, "--help"])
+        helptext, _ = run([*name.split(), "--help"])
         out.append("```text\n$ yili " + name + " --help\n" + helptext.rstrip() + "\n```\n")
         for ex in examples:
             text, code = run(shlex.split(ex))
