@@ -268,7 +268,7 @@ def test_overrides_apply_and_stale_ones_are_reported(built: BuildResult, corpus_
 
 def test_bad_override_header_is_refused(corpus_copy: Path) -> None:
     (corpus_copy / "alignment-overrides.tsv").write_text("layer\tsource\n", encoding="utf-8")
-    with pytest.raises(DataError, match=r"alignment-overrides.tsv:1: override table header"):
+    with pytest.raises(DataError, match=r"alignment-overrides.tsv:1: override table must start with the header"):
         run_build(corpus_copy)
 
 

@@ -15,11 +15,11 @@ A row that no longer matches anything (no such unit, words not found) is reporte
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataError
+from ..tables import read_table
 
 COLUMNS = ["layer", "source", "line", "item", "from", "to", "reason"]
 
@@ -44,16 +44,7 @@ def load_overrides(path: Path | str) -> list[Override]:
     if not p.exists():
         return []
     out: list[Override] = []
-    header = None
-    for i, ln in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
-        if not ln.strip() or ln.startswith("#"):
-            continue
-        cells = next(csv.reader([ln], delimiter="\t"))
-        if header is None:
-            header = [c.strip() for c in cells]
-            if header != COLUMNS:
-                raise DataError(f"override table header must be {', '.join(COLUMNS)}", str(p), i)
-            continue
+    for i, cells in read_table(p, COLUMNS, "override table"):
         if len(cells) != len(COLUMNS) or not all(c.strip() for c in cells):
             raise DataError(f"override row needs {len(COLUMNS)} non-empty cells", str(p), i)
         layer, source, line, item, frm, to, reason = (c.strip() for c in cells)

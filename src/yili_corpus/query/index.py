@@ -258,6 +258,16 @@ def build_index(tei: Path, dest: Path, overlays: Path | None = None) -> None:
         raise
 
 
+def _filters(cond: list[str], args: list[Any], layers: list[str] | None, sections: list[int] | None) -> None:
+    """Add layer and section conditions to an SQL WHERE clause being built."""
+    if layers:
+        cond.append(f"layer IN ({','.join('?' * len(layers))})")
+        args.extend(layers)
+    if sections:
+        cond.append(f"section IN ({','.join('?' * len(sections))})")
+        args.extend(sections)
+
+
 class Index:
     """An open index (see module doc)."""
 
@@ -319,25 +329,16 @@ class Index:
             if len(contains) > len(term):
                 cond.append("instr(key, ?) > 0")
                 args.append(contains)
-        if layers:
-            cond.append(f"layer IN ({','.join('?' * len(layers))})")
-            args.extend(layers)
-        if sections:
-            cond.append(f"section IN ({','.join('?' * len(sections))})")
-            args.extend(sections)
+        _filters(cond, args, layers, sections)
         return ("WHERE " + " AND ".join(cond)) if cond else "", args
 
     def gram_counts(self, gram: str, layers: list[str] | None, sections: list[int] | None,
                     limit: int | None) -> tuple[dict[str, int], list[int]]:
         """For a one- or two-character key: occurrences by layer, from the inverted index alone,
         and the units that hold the first ``limit`` occurrences (all units if no limit)."""
-        cond, args = ["gram = ?"], [gram]
-        if layers:
-            cond.append(f"layer IN ({','.join('?' * len(layers))})")
-            args.extend(layers)
-        if sections:
-            cond.append(f"section IN ({','.join('?' * len(sections))})")
-            args.extend(sections)
+        cond: list[str] = ["gram = ?"]
+        args: list[Any] = [gram]
+        _filters(cond, args, layers, sections)
         where = " AND ".join(cond)
         counts = dict(self.con.execute(f"SELECT layer, sum(n) FROM grams WHERE {where} GROUP BY layer", args))
         units: list[int] = []

@@ -26,7 +26,6 @@ the original stays as ``sic``.
 
 from __future__ import annotations
 
-import csv
 import difflib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from pathlib import Path
 
 from ..errors import DataError
 from ..model import ParsedSource, Reading, Site, SourceUnit, is_text_char
+from ..tables import read_table
 from .normalise import Normaliser, is_placeholder, t2s_char
 
 
@@ -579,21 +579,9 @@ class Collator:
 def load_emendations(path: Path | str) -> list[dict[str, str]]:
     """Read ``corpus/emendations.tsv``: context, sic, corr, evidence (``#`` comments)."""
     p = Path(path)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(f"cannot read emendation table: {exc.strerror}", str(p)) from None
     rows = []
-    header = None
-    for i, ln in enumerate(lines, start=1):
-        if not ln.strip() or ln.startswith("#"):
-            continue
-        cells = next(csv.reader([ln], delimiter="\t"))
-        if header is None:
-            header = [c.strip() for c in cells]
-            if header[:4] != ["context", "sic", "corr", "evidence"]:
-                raise DataError("emendation table must start with the header context, sic, corr, evidence", str(p), i)
-            continue
+    header = ["context", "sic", "corr", "evidence"]
+    for i, cells in read_table(p, header, "emendation table"):
         if len(cells) < 4 or not all(c.strip() for c in cells[:4]):
             raise DataError("emendation row needs context, sic, corr and evidence", str(p), i)
         row = dict(zip(header, cells, strict=False))

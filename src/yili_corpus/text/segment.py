@@ -14,13 +14,13 @@ Ids follow DESIGN.md §3: ``xiangsheli.16``, ``xiangsheli.16.2``, ``xiangsheli.1
 from __future__ import annotations
 
 import bisect
-import csv
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataError
 from ..model import Clause, Paragraph, Section
+from ..tables import read_table
 from .collate import Collation
 from .normalise import Normaliser
 
@@ -39,21 +39,8 @@ class SectionRow:
 def load_sections(path: Path | str) -> list[SectionRow]:
     """Read the section table: ``n, kind, title, incipit`` (``#`` comment lines allowed)."""
     p = Path(path)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(f"cannot read section table: {exc.strerror}", str(p)) from None
     rows: list[SectionRow] = []
-    header = None
-    for i, ln in enumerate(lines, start=1):
-        if not ln.strip() or ln.startswith("#"):
-            continue
-        cells = next(csv.reader([ln], delimiter="\t"))
-        if header is None:
-            header = cells
-            if [c.strip() for c in cells[:4]] != ["n", "kind", "title", "incipit"]:
-                raise DataError("section table must start with the header n, kind, title, incipit", str(p), i)
-            continue
+    for i, cells in read_table(p, ["n", "kind", "title", "incipit"], "section table"):
         if len(cells) < 4:
             raise DataError(f"section row needs 4 cells, has {len(cells)}", str(p), i)
         try:
