@@ -164,6 +164,8 @@ def test_import_mandoku_witness(env: Path) -> None:
     assert notes == {"1": ("#xiangsheli.17.1.1", "兼官由便也"), "2": ("#xiangsheli.17.2.3", "事至也今文說皆作税")}
     j = json.loads(yili(ov, "show", "17.2", "--json").output)
     assert j["layers"]["zhu:kanripo"][0]["attach"]["quote"].endswith("遂系左下纲")
+    assert j["readings"] == [{"clause": "xiangsheli.17.2.2", "lem": "束", "rdg": "東", "wit": "kanripo"}]
+    assert "异文 kanripo: xiangsheli.17.2.2  束 ] 東" in yili(ov, "show", "17.2").output
     assert yili(ov, "overlays", "remove", "kanripo").exit_code == 0
     assert not (ov / "kanripo.xml").exists()
     assert yili(ov, "overlays", "remove", "kanripo").exit_code == 2

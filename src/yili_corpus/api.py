@@ -91,18 +91,37 @@ class Corpus:
             assemble(self.index.meta["header"].encode("utf-8"), self.index.section_xml(want), str(self.tei)))
 
     def passage(self, ref: str, layers: list[str] | None = None) -> dict[str, Any]:
-        """A passage with its layers, as the show JSON of DESIGN.md §7."""
+        """A passage with its layers, as the show JSON of DESIGN.md §7 (plus ``readings``: the
+        readings of imported witnesses in its clauses, if any)."""
         from .query.show import Passage
 
         r = self.ref(ref)
-        return Passage(self._section_doc(r), r, self.layers(layers)).to_json()
+        ps = Passage(self._section_doc(r), r, self.layers(layers))
+        out = ps.to_json()
+        readings = self._overlay_readings(ps)
+        if readings:
+            out["readings"] = readings
+        return out
 
     def passage_text(self, ref: str, layers: list[str] | None = None) -> str:
         """A passage with its layers, as text for reading."""
         from .query.show import Passage
 
         r = self.ref(ref)
-        return Passage(self._section_doc(r), r, self.layers(layers)).to_text()
+        ps = Passage(self._section_doc(r), r, self.layers(layers))
+        text = ps.to_text()
+        for x in self._overlay_readings(ps):
+            text += f"\n  异文 {x['wit']}: {x['clause']}  {x['lem'] or '∅'} ] {x['rdg'] or '∅'}"
+        return text
+
+    def _overlay_readings(self, ps: Any) -> list[dict[str, str]]:
+        """Readings of imported witnesses (overlays) in the clauses of a passage."""
+        if self.overlays is None:
+            return []
+        from .overlay import read_overlays
+
+        clauses = {c.id for p in ps.paragraphs for c in p.clauses if not ps.clause or c.id == ps.clause}
+        return [a for ov in read_overlays(self.overlays) for a in ov.apps if a["clause"] in clauses]
 
     def cite(self, text: str, style: str = "zh", limit: int = 5) -> dict[str, Any]:
         """Where a quotation comes from, best first, with formatted citations."""
