@@ -73,7 +73,8 @@ SECTIONS: list[tuple[str, str, list[str], int]] = [
 
 def run(args: list[str]) -> tuple[str, int]:
     r = CliRunner().invoke(main, args, prog_name="yili")
-    return r.output, r.exit_code
+    # paths as a reader of the page has them: relative to the project folder
+    return r.output.replace(str(ROOT) + "/", ""), r.exit_code
 
 
 def render() -> str:
