@@ -208,7 +208,7 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     sections = segment(col, rows, norm, manifest.chapter_id, str(manifest.table("sections")),
                        breaks, fragmentary)
     # 5. anchor 注, 疏 and notes on the reading text
-    rkey, rmap = _reading_key(col)
+    rkey, rmap = col.reading_key_map()
     zhu: list[ZhuAnchor] = []
     shu: list[ShuAnchor] = []
     for p in parsed.values():
@@ -331,25 +331,6 @@ def _apply_note_overrides(
         a.start, a.end = i, j + len(norm.key(o.to))
         a.how = f"override (corpus/alignment-overrides.tsv row {o.row}): {o.reason}"
     return stale
-
-
-def _reading_key(col: Collation) -> tuple[str, list[int]]:
-    """The key of the reading text, and for each of its characters the base-key offset."""
-    out: list[str] = []
-    where: list[int] = []
-    i = 0
-    for s in col.sites:
-        for j in range(i, s.start):
-            out.append(col.base.key[j])
-            where.append(j)
-        for _c in s.lemma_key:
-            out.append(_c)
-            where.append(s.start)
-        i = s.end
-    for j in range(i, len(col.base.key)):
-        out.append(col.base.key[j])
-        where.append(j)
-    return "".join(out), where
 
 
 class Locator:

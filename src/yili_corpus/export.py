@@ -186,9 +186,6 @@ def to_tei(tei_path: Path, sections: list[int], layers: list[str]) -> str:
                 e.set(a, " ".join(kept))
             else:
                 del e.attrib[a]
-    for e in root.iter():
-        if isinstance(e.tag, str) and e.tag != f"{t}TEI" and len(e):
-            pass
     indent(root)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8").decode("utf-8") + "\n"
 

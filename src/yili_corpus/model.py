@@ -138,8 +138,7 @@ class Site:
     sic: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        return d
+        return asdict(self)
 
 
 @dataclass

@@ -220,7 +220,7 @@ def import_translation(doc: Document, file: Path, name: str, lang: str, dest_dir
 
 def import_witness(doc: Document, file: Path, name: str, fmt: str, dest_dir: Path) -> dict[str, Any]:
     """Collate a witness against the reading text and write its readings and commentary."""
-    from .sources import mandoku, plain_clauses  # noqa: F401
+    from .sources import mandoku
 
     check_name(name)
     data = _read(file)
@@ -335,8 +335,7 @@ def _overlay_root(doc: Document, name: str, kind: str, file: Path, data: bytes, 
     w = etree.SubElement(lw, T + "witness", {XML_ID: name, "n": kind})
     etree.SubElement(w, T + "label").text = file.name
     etree.SubElement(w, T + "idno", {"type": "sha256"}).text = hashlib.sha256(data).hexdigest()
-    body = etree.SubElement(etree.SubElement(root, T + "text"), T + "body")
-    del body
+    etree.SubElement(etree.SubElement(root, T + "text"), T + "body")
     return root
 
 

@@ -57,19 +57,6 @@ class Record:
 LABELS = {"zhu": "郑玄注", "shu": "贾公彦疏", "note": "今注", "trans": "今译"}
 
 
-def records_of(doc: Any) -> list[Record]:
-    """The searchable units of a Document, in reading order."""
-    from ..text.normalise import Normaliser, VariantTable
-
-    vt = VariantTable(fold={f: n for f, n, _s in doc.variants}, seen={f: s for f, _n, s in doc.variants})
-    norm = Normaliser(vt)
-    chars = doc.char_map
-    out: list[Record] = []
-    for s in doc.sections:
-        out.extend(section_records(s, norm, chars))
-    return out
-
-
 def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
     """The searchable units of one section."""
     from ..document import readable

@@ -9,7 +9,6 @@ that are whole words for jieba, with a user dictionary of ritual terms made from
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..errors import UsageError
@@ -17,26 +16,6 @@ from .index import Index, Record
 
 #: Seconds a regular expression may run over the whole corpus.
 REGEX_BUDGET = 1.0
-
-
-@dataclass
-class Hit:
-    """One occurrence (the JSON fields of DESIGN.md §7, plus ``unit``, the unit's xml:id)."""
-
-    ref: str
-    section: int
-    layer: str
-    text: str
-    start: int
-    end: int
-    before: str
-    match: str
-    after: str
-    citation: str
-    unit: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 class QueryNormaliser:

@@ -6,7 +6,6 @@ its file, as an RFC 5147 fragment (``#w003 corpus/003_….txt#char=5678,5702``).
 
 from __future__ import annotations
 
-import bisect
 from typing import Any
 
 from ..build import BuildResult, Locator
@@ -138,35 +137,18 @@ def to_document(r: BuildResult) -> Document:
     ptr = _Pointers(r)
     gl = _Glyphs(r)
     loc = Locator(r.sections)
-    sites = col.sites
-    site_starts = [s.start for s in sites]
 
     def clause_content(a: int, b: int) -> list[Any]:
         out: list[Any] = []
-        buf: list[str] = []
-        k = bisect.bisect_left(site_starts, a)
-        i = a
-        if k > 0 and sites[k - 1].end > a:
-            i = max(i, sites[k - 1].end)
-        while i < b:
-            if k < len(sites) and sites[k].start == i:
-                s = sites[k]
-                if buf:
-                    out.append("".join(buf))
-                    buf = []
-                rdgs = [
-                    Rdg(x.wit, gl.split(x.wit, x.text), x.status, ptr.at(x.wit, x.line, x.col, len(x.text)))
-                    for x in s.readings
-                ]
-                out.append(App(s.kind, s.lemma, list(s.lemma_wits), rdgs, s.rule, s.sic, s.evidence))
-                i = max(i + 1, s.end)
-                k += 1
+        for x in col.pieces(a, b):
+            if isinstance(x, str):
+                out.append(x)
                 continue
-            u, o = col.base.pos[i]
-            buf.append(u.text[o])
-            i += 1
-        if buf:
-            out.append("".join(buf))
+            rdgs = [
+                Rdg(r.wit, gl.split(r.wit, r.text), r.status, ptr.at(r.wit, r.line, r.col, len(r.text)))
+                for r in x.readings
+            ]
+            out.append(App(x.kind, x.lemma, list(x.lemma_wits), rdgs, x.rule, x.sic, x.evidence))
         return out
 
     # sections, paragraphs, clauses

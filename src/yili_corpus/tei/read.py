@@ -278,8 +278,7 @@ def iter_tei(path: Path | str):  # type: ignore[no-untyped-def]
             elif event == "end" and el.tag == f"{{{TEI_NS}}}teiHeader":
                 root = etree.Element(f"{{{TEI_NS}}}TEI", root_attrs, nsmap={None: TEI_NS})
                 root.append(etree.fromstring(etree.tostring(el)))
-                body = etree.SubElement(etree.SubElement(root, f"{{{TEI_NS}}}text"), f"{{{TEI_NS}}}body")
-                del body
+                etree.SubElement(etree.SubElement(root, f"{{{TEI_NS}}}text"), f"{{{TEI_NS}}}body")
                 yield ("header", etree.tostring(root))
                 el.clear()
             elif event == "end" and el.tag == sec_tag and el.get("type") == "section":

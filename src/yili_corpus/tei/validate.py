@@ -54,8 +54,6 @@ def _text(e: etree._Element, base_wit: str | None = None) -> str:
         if name == "app" and base_wit:
             rdg = next((r for r in c.findall(f"{{{TEI_NS}}}rdg") if r.get("wit") == "#" + base_wit), None)
             out.append(_text(rdg) if rdg is not None else "")
-        elif name in ("note",) and etree.QName(e).localname == "app":
-            pass
         elif name == "gap":
             pass
         else:

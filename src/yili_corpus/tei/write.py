@@ -92,7 +92,8 @@ def _app(parent: etree._Element, a: App) -> None:
 
 
 def _cert(v: float | None) -> str:
-    return "" if v is None else f"{v:.3f}".rstrip("0").rstrip(".") if v not in (0.0, 1.0) else ("0" if v == 0 else "1")
+    """A probability with at most three decimals and no trailing zeros (1, 0.5, 0.667)."""
+    return "" if v is None else f"{v:.3f}".rstrip("0").rstrip(".")
 
 
 def _unit(parent: etree._Element, u: Unit, para_ids: list[str]) -> None:
@@ -201,8 +202,7 @@ def build_tree(doc: Document) -> etree._Element:
     pp = _el(pd, "p", None, "The layers each section has (absent layers are absent in the sources, not left out):")
     lst = _el(pp, "list", {"type": "section-layers"})
     for s in doc.sections:
-        item = _el(lst, "item", {"n": str(s.n), "corresp": "#" + s.id}, " ".join(s.layers()))
-    del item
+        _el(lst, "item", {"n": str(s.n), "corresp": "#" + s.id}, " ".join(s.layers()))
     edl = _el(ed, "editorialDecl")
     nz = _el(edl, "normalization", {"source": doc.variants_table})
     _el(nz, "p", None, doc.normalization)

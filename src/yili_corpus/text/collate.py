@@ -26,8 +26,10 @@ the original stays as ``sic``.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -141,16 +143,48 @@ class Collation:
     pua: dict[str, dict[str, object]] = field(default_factory=dict)
     coverage: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
-    def reading_key(self) -> str:
-        """The key of the chosen reading text, whole."""
-        out = []
+    def pieces(self, a: int, b: int) -> Iterator[str | Site]:
+        """The reading text of base-key range ``[a, b)``: runs of base characters, and the sites
+        (whose chosen reading stands there). A site belongs to the range where it starts, so that
+        ranges that tile the text give pieces that concatenate to the whole reading text."""
+        sites = self.sites
+        k = bisect.bisect_left([s.start for s in sites], a)
+        i = a
+        if k > 0 and sites[k - 1].end > a:  # given to the range before
+            i = max(i, sites[k - 1].end)
+        buf: list[str] = []
+        while i < b:
+            if k < len(sites) and sites[k].start == i:
+                if buf:
+                    yield "".join(buf)
+                    buf = []
+                yield sites[k]
+                i = max(i + 1, sites[k].end)
+                k += 1
+                continue
+            if k < len(sites) and sites[k].start < i:
+                k += 1
+                continue
+            u, o = self.base.pos[i]
+            buf.append(u.text[o])
+            i += 1
+        if buf:
+            yield "".join(buf)
+
+    def reading_key_map(self) -> tuple[str, list[int]]:
+        """The key of the reading text, and for each of its characters the base-key offset."""
+        out: list[str] = []
+        where: list[int] = []
         i = 0
         for s in self.sites:
             out.append(self.base.key[i : s.start])
+            where.extend(range(i, s.start))
             out.append(s.lemma_key)
+            where.extend([s.start] * len(s.lemma_key))
             i = s.end
         out.append(self.base.key[i:])
-        return "".join(out)
+        where.extend(range(i, len(self.base.key)))
+        return "".join(out), where
 
 
 def _unit_key(norm: Normaliser, u: SourceUnit) -> tuple[str, list[int]]:
@@ -549,7 +583,6 @@ class Collator:
             for r in st.readings:
                 if r.status != "placeholder":
                     continue
-                ph = "".join(c for c in r.key if is_placeholder(c))
                 # the placeholder stands for the chosen characters the witness lacks
                 rest = [c for c in r.key if not is_placeholder(c)]
                 target = list(st.lemma_key)
@@ -560,7 +593,6 @@ class Collator:
                     "".join(target) if len(target) <= 2 else st.lemma_key
                 ] += 1
                 where[(r.wit, r.key)].append(f"{r.line}:{r.col}")
-                del ph
         out: dict[str, dict[str, object]] = {}
         for (wit, seq), cnt in sorted(learned.items()):
             ch, n = cnt.most_common(1)[0]

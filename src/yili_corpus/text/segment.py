@@ -85,28 +85,7 @@ def reading_text(col: Collation, a: int, b: int) -> str:
     A site belongs to the range where it starts, so that ranges that tile the text give texts
     that concatenate to the whole reading text.
     """
-    out: list[str] = []
-    sites = col.sites
-    starts = [s.start for s in sites]
-    k = bisect.bisect_left(starts, a)
-    # a site that began before a and reaches into [a, b) has been given to the earlier range
-    skip_to = a
-    if k > 0 and sites[k - 1].end > a:
-        skip_to = sites[k - 1].end
-    i = max(a, skip_to)
-    while i < b:
-        if k < len(sites) and sites[k].start == i:
-            out.append(sites[k].lemma)
-            i = max(i + 1, sites[k].end)
-            k += 1
-            continue
-        if k < len(sites) and sites[k].start < i:
-            k += 1
-            continue
-        u, o = col.base.pos[i]
-        out.append(u.text[o])
-        i += 1
-    return "".join(out)
+    return "".join(x if isinstance(x, str) else x.lemma for x in col.pieces(a, b))
 
 
 def segment(
