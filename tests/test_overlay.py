@@ -188,3 +188,11 @@ def test_overlay_folder_from_the_environment(env: Path, monkeypatch: pytest.Monk
     assert (ov / "kr.xml").exists()
     r = CliRunner().invoke(main, ["--tei", str(TEI), "overlays"])
     assert "kr" in r.output
+
+
+def test_import_plain_witness(env: Path) -> None:
+    f = env / "plain.txt"
+    f.write_text("司正为司马\n司马命张侯，弟子说东，遂系左下纲。\n", encoding="utf-8")
+    r = yili(env / "ov", "import", "witness", str(f), "--name", "plain", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["readings"] == [{"clause": "xiangsheli.17.2.2", "lem": "束", "rdg": "东", "line": 2}]

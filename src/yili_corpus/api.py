@@ -40,13 +40,20 @@ class Corpus:
 
         return self._with_overlays(read_tei(self.tei))
 
-    def _with_overlays(self, doc: Document) -> Document:
+    @cached_property
+    def overlay_list(self) -> list[Any]:
+        """The overlays of the overlay folder (read once)."""
         if self.overlays is None:
-            return doc
+            return []
         from .overlay import read_overlays
 
+        return read_overlays(self.overlays)
+
+    def _with_overlays(self, doc: Document) -> Document:
+        if not self.overlay_list:
+            return doc
         paras = {c.id: p for s in doc.sections for p in s.paragraphs for c in p.clauses}
-        for ov in read_overlays(self.overlays):
+        for ov in self.overlay_list:
             for u in ov.units:
                 if u.target in paras:
                     paras[u.target].units.append(u)
@@ -116,12 +123,8 @@ class Corpus:
 
     def _overlay_readings(self, ps: Any) -> list[dict[str, str]]:
         """Readings of imported witnesses (overlays) in the clauses of a passage."""
-        if self.overlays is None:
-            return []
-        from .overlay import read_overlays
-
         clauses = {c.id for p in ps.paragraphs for c in p.clauses if not ps.clause or c.id == ps.clause}
-        return [a for ov in read_overlays(self.overlays) for a in ov.apps if a["clause"] in clauses]
+        return [a for ov in self.overlay_list for a in ov.apps if a["clause"] in clauses]
 
     def cite(self, text: str, style: str = "zh", limit: int = 5) -> dict[str, Any]:
         """Where a quotation comes from, best first, with formatted citations."""

@@ -128,7 +128,7 @@ def _translations(
     primary: list[SourceUnit] = []
     links: list[TransLink] = []
     unplaced: list[dict[str, Any]] = []
-    dup_of: dict[int, SourceUnit] = {}
+    dup_of: list[tuple[SourceUnit, SourceUnit]] = []  # (repeat, the paragraph it repeats)
     for sid in order:
         own: list[SourceUnit] = []
         for u in by_source[sid]:
@@ -145,7 +145,7 @@ def _translations(
                     best = p
                     break
             if best is not None:
-                dup_of[id(u)] = best
+                dup_of.append((u, best))
             else:
                 own.append(u)
         if not own:
@@ -165,10 +165,10 @@ def _translations(
                 unplaced.append({"source": u.source, "line": u.line, "reason": "translation paragraph not aligned"})
         primary.extend(own)
     by_unit = {id(t.unit): t for t in links}
-    for uid, p in dup_of.items():
+    for dup, p in dup_of:
         t = by_unit.get(id(p))
         if t is not None:
-            t.duplicates.append(next(u for us in by_source.values() for u in us if id(u) == uid))
+            t.duplicates.append(dup)
     links.sort(key=lambda t: (t.first, t.last))
     return links, unplaced
 
@@ -447,6 +447,7 @@ def format_alignment(rep: dict[str, Any]) -> str:
 def report_json(r: BuildResult) -> dict[str, Any]:
     """The coverage report as a JSON-ready dict."""
     col = r.collation
+    loc = Locator(r.sections)
     restored = [s for s in col.sites if s.kind == "restored"]
     return {
         "sources": list(r.coverage.values()),
@@ -464,7 +465,7 @@ def report_json(r: BuildResult) -> dict[str, Any]:
         "placeholders": col.pua,
         "translation": [
             {"source": t.unit.source, "line": t.unit.line, "confidence": t.confidence,
-             "section": Locator(r.sections).at(col.base.clauses[t.first][0])[0].n,
+             "section": loc.at(col.base.clauses[t.first][0])[0].n,
              "low": t.confidence < LOW_CONFIDENCE}
             for t in r.translations
         ],

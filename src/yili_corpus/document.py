@@ -252,6 +252,13 @@ class Document:
     #: Works cited in 《》: (title as written, normalised title, kind, where seen).
     works: list[tuple[str, str, str, str]] = field(default_factory=list)
 
+    def normaliser(self) -> Any:
+        """The normaliser of the search key, with the variant table this document carries."""
+        from .text.normalise import Normaliser, VariantTable
+
+        return Normaliser(VariantTable(fold={f: n for f, n, _s in self.variants},
+                                       seen={f: s for f, _n, s in self.variants}))
+
     def work_title(self, title: str) -> tuple[str, str] | None:
         """(normalised title, kind) of a title as written, or None."""
         for t, n, k, _s in self.works:

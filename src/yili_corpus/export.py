@@ -43,27 +43,29 @@ def rows(doc: Document, sections: list[int], layers: list[str]) -> list[dict[str
     return out
 
 
-def _columns(doc: Document, sections: list[int], layers: list[str]) -> list[str]:
-    """The layers that have text in the range, jing/ji merged into one text column."""
-    have = {lay for r in rows(doc, sections, layers) for lay, v in r["layers"].items() if v}
+def _columns(rs: list[dict[str, Any]], layers: list[str]) -> list[str]:
+    """The layers that have text in the rows."""
+    have = {lay for r in rs for lay, v in r["layers"].items() if v}
     return [lay for lay in layers if lay in have]
 
 
 def to_table(doc: Document, sections: list[int], layers: list[str], sep: str) -> str:
-    cols = _columns(doc, sections, layers)
+    rs = rows(doc, sections, layers)
+    cols = _columns(rs, layers)
     buf = io.StringIO()
     w = csv.writer(buf, delimiter=sep, lineterminator="\n")
     w.writerow(["section", "ref", "title"] + cols)
-    for r in rows(doc, sections, layers):
+    for r in rs:
         w.writerow([r["section"], r["ref"], r["title"]] + [" | ".join(r["layers"].get(c, [])) for c in cols])
     return buf.getvalue()
 
 
 def to_md(doc: Document, sections: list[int], layers: list[str]) -> str:
-    cols = _columns(doc, sections, layers)
+    rs = rows(doc, sections, layers)
+    cols = _columns(rs, layers)
     out = [f"# 《{doc.work}·{doc.chapter}》 {sections[0]}–{sections[-1]}", ""]
     cur = None
-    for r in rows(doc, sections, layers):
+    for r in rs:
         if r["section"] != cur:
             cur = r["section"]
             out += ["", f"## 第{cur}节 {r['title']}", "", "| ref | " + " | ".join(NAMES[c] for c in cols) + " |",
@@ -74,7 +76,8 @@ def to_md(doc: Document, sections: list[int], layers: list[str]) -> str:
 
 
 def to_html(doc: Document, sections: list[int], layers: list[str]) -> str:
-    cols = _columns(doc, sections, layers)
+    rs = rows(doc, sections, layers)
+    cols = _columns(rs, layers)
     e = html.escape
     title = f"《{doc.work}·{doc.chapter}》第{sections[0]}–{sections[-1]}节"
     parts = [
@@ -87,7 +90,7 @@ def to_html(doc: Document, sections: list[int], layers: list[str]) -> str:
         f"<p>From the yili-corpus TEI edition. Layers: {e('、'.join(NAMES[c] for c in cols))}.</p>",
     ]
     cur = None
-    for r in rows(doc, sections, layers):
+    for r in rs:
         if r["section"] != cur:
             if cur is not None:
                 parts.append("</table>")
@@ -125,7 +128,8 @@ def _tex(s: str) -> str:
 
 
 def to_latex(doc: Document, sections: list[int], layers: list[str]) -> str:
-    cols = _columns(doc, sections, layers)
+    rs = rows(doc, sections, layers)
+    cols = _columns(rs, layers)
     width = f"{0.9 / max(1, len(cols)):.3f}"
     spec = "".join(f"p{{{width}\\linewidth}}" for _ in cols)
     out = [
@@ -134,7 +138,7 @@ def to_latex(doc: Document, sections: list[int], layers: list[str]) -> str:
         rf"\section*{{《{_tex(doc.work)}·{_tex(doc.chapter)}》第{sections[0]}–{sections[-1]}节}}",
     ]
     cur = None
-    for r in rows(doc, sections, layers):
+    for r in rs:
         if r["section"] != cur:
             if cur is not None:
                 out.append(r"\end{longtable}")

@@ -27,8 +27,9 @@ from typing import Any
 
 from lxml import etree
 
-from .document import Document, Unit, readable
+from .document import Document, Unit
 from .errors import UsageError
+from .query.clauses import ClauseTable
 from .sources.common import is_modern
 from .sources.reader import decode_source
 from .tei.write import TEI_NS, XML_ID, XML_LANG, indent
@@ -58,39 +59,6 @@ def check_name(name: str) -> str:
     return name
 
 
-class Base:
-    """What an import needs of the chapter: clause keys and ids, section starts, the reading key."""
-
-    def __init__(self, doc: Document) -> None:
-        from .text.normalise import Normaliser, VariantTable
-
-        self.doc = doc
-        self.norm = Normaliser(VariantTable(fold={f: n for f, n, _s in doc.variants},
-                                            seen={f: s for f, _n, s in doc.variants}))
-        chars = doc.char_map
-        self.clause_ids: list[str] = []
-        self.clause_keys: list[str] = []
-        self.clause_text: list[str] = []
-        self.section_of: list[int] = []
-        self.section_starts: set[int] = set()
-        for s in doc.sections:
-            self.section_starts.add(len(self.clause_ids))
-            for p in s.paragraphs:
-                for c in p.clauses:
-                    t = readable(c.content, chars)
-                    self.clause_ids.append(c.id)
-                    self.clause_text.append(t)
-                    self.clause_keys.append(self.norm.key(t))
-                    self.section_of.append(s.n)
-        self.key = "".join(self.clause_keys)
-        self.owner: list[int] = [i for i, k in enumerate(self.clause_keys) for _c in k]
-        # the reading text's own character at each key position
-        self.chars: list[str] = []
-        for t in self.clause_text:
-            _k, idx = self.norm.key_map(t)
-            self.chars.extend(t[i] for i in idx)
-
-
 # -- translation ---------------------------------------------------------------------------------------
 
 @dataclass
@@ -99,7 +67,7 @@ class Paragraph:
     sentences: list[tuple[int, str]]  # (line, text)
 
 
-def split_translation(text: str, base: Base) -> tuple[list[Paragraph], list[dict[str, Any]]]:
+def split_translation(text: str, base: ClauseTable) -> tuple[list[Paragraph], list[dict[str, Any]]]:
     """Paragraphs and sentences of a plain translation; classical sentences are left out."""
     from .align.sentences import split_sentences
 
@@ -152,12 +120,12 @@ def import_translation(doc: Document, file: Path, name: str, lang: str, dest_dir
         )
     data = _read(file)
     text = decode_source(data, str(file))
-    base = Base(doc)
+    base = ClauseTable(doc)
     paras, skipped = split_translation(text, base)
     if not paras:
         raise UsageError(f"{file}: no translation sentences found")
     keyed = [[base.norm.key(s) for _l, s in p.sentences] for p in paras]
-    res = align_translation(keyed, base.clause_keys, base.section_starts, ordered=False)
+    res = align_translation(keyed, base.keys, base.section_starts, ordered=False)
     placed = {ap.index: ap for ap in res}
     weights = conf = 0.0
     shared = total = 0
@@ -173,7 +141,7 @@ def import_translation(doc: Document, file: Path, name: str, lang: str, dest_dir
             weights += w
             conf += w * lk.confidence
             sent = set("".join(keyed[i][j] for j in lk.sentences))
-            cl = set("".join(base.clause_keys[c] for c in lk.clauses))
+            cl = set("".join(base.keys[c] for c in lk.clauses))
             shared += len(cl & sent)
             total += len(cl)
     mean = conf / weights if weights else 0.0
@@ -197,17 +165,17 @@ def import_translation(doc: Document, file: Path, name: str, lang: str, dest_dir
             lk = next((x for x in ap.links if j in x.sentences), None)
             attrs = {"type": "sentence", "n": str(j + 1), "source": f"{file.name}#line={line - 1},{line}"}
             if lk is not None:
-                attrs["corresp"] = " ".join("#" + base.clause_ids[c] for c in lk.clauses)
+                attrs["corresp"] = " ".join("#" + base.ids[c] for c in lk.clauses)
                 attrs["cert"] = f"{lk.confidence:.3f}"
             seg = etree.SubElement(ab, T + "seg", attrs)
             seg.text = s
         cl = [c for lk in ap.links for c in lk.clauses]
-        report_paras.append({"line": p.line, "section": base.section_of[min(cl)], "from": base.clause_ids[min(cl)],
-                             "to": base.clause_ids[max(cl)], "confidence": ap.confidence,
+        report_paras.append({"line": p.line, "section": base.section_of[min(cl)], "from": base.ids[min(cl)],
+                             "to": base.ids[max(cl)], "confidence": ap.confidence,
                              "sentences": len(p.sentences)})
     path = _write(root, dest_dir, name)
     low = [
-        {"line": paras[ap.index].sentences[lk.sentences[0]][0], "clauses": base.clause_ids[lk.clauses[0]],
+        {"line": paras[ap.index].sentences[lk.sentences[0]][0], "clauses": base.ids[lk.clauses[0]],
          "confidence": lk.confidence}
         for ap in res for lk in ap.links if lk.confidence < 0.5
     ]
@@ -225,18 +193,16 @@ def import_witness(doc: Document, file: Path, name: str, fmt: str, dest_dir: Pat
     check_name(name)
     data = _read(file)
     text = decode_source(data, str(file))
-    base = Base(doc)
+    base = ClauseTable(doc)
     if fmt == "mandoku":
         parsed = mandoku.parse(name, text, str(file))
         pieces = [u for u in parsed.units if u.kind == "text"]
         notes = [u for u in parsed.units if u.kind == "zhu"]
     elif fmt == "plain":
-        pieces = []
-        for i, ln in enumerate(text.split("\n"), 1):
-            if ln.strip():
-                from .model import SourceUnit
+        from .sources.reader import LineText
 
-                pieces.append(SourceUnit(name, "text", ln, i, 0, len(ln), 0, len(ln), {"piece": i}))
+        lt = LineText(name, text, str(file))
+        pieces = [lt.unit("text", i, 0, len(ln), piece=i) for i, _off, ln in lt if ln.strip()]
         notes = []
     else:
         raise UsageError(f"unknown witness format {fmt!r}; formats are plain, mandoku")
@@ -272,7 +238,7 @@ def import_witness(doc: Document, file: Path, name: str, fmt: str, dest_dir: Pat
         if tag == "equal":
             continue
         i1, i2 = a0 + i1, a0 + i2
-        clause = base.clause_ids[base.owner[min(i1, len(base.owner) - 1)]]
+        clause = base.ids[base.owner[min(i1, len(base.owner) - 1)]]
         lem = "".join(base.chars[i1:i2])
         rdg = "".join(lines[ln - 1][col] for ln, col in wpos[j1:j2])
         where = wpos[j1] if j1 < len(wpos) else wpos[-1]
@@ -299,7 +265,7 @@ def import_witness(doc: Document, file: Path, name: str, fmt: str, dest_dir: Pat
         if end == 0:
             continue
         bpos = jmap.get(end - 1, a0)
-        clause = base.clause_ids[base.owner[min(bpos, len(base.owner) - 1)]]
+        clause = base.ids[base.owner[min(bpos, len(base.owner) - 1)]]
         txt = "".join(mandoku.note_text(p) for p in parts)
         note = etree.SubElement(div, T + "note", {"type": "zhu", "subtype": name, XML_ID: f"{name}.zhu{n}", "n": str(n),
                                                   "target": "#" + clause,

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..model import SourceUnit
+from ..text.distance import edit_distance
 from ..text.normalise import Normaliser
 from .xrefs import Chapters, XRef, parse_xrefs
 
@@ -59,20 +60,6 @@ def _find(key: str, pat: str, at: int, end: int | None = None) -> int:
     return m.start() if m else -1
 
 
-def _edits(a: str, b: str, k: int) -> int:
-    """Levenshtein distance of ``a`` and ``b`` (GETA in ``a`` matches anything), or k + 1 if
-    greater than ``k``."""
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cur[j] = min(prev[j - 1] + (0 if ca == cb or ca == GETA else 1), prev[j] + 1, cur[j - 1] + 1)
-        if min(cur) > k:
-            return k + 1
-        prev = cur
-    return prev[-1]
-
-
 def approx_find(text: str, pat: str, at: int, end: int, k: int) -> tuple[int, int, int] | None:
     """The first best occurrence of ``pat`` in ``text[at:end]`` within ``k`` edits.
 
@@ -90,7 +77,7 @@ def approx_find(text: str, pat: str, at: int, end: int, k: int) -> tuple[int, in
                 break
             if text[s] != pat[0] and text[e - 1] != pat[-1]:
                 continue
-            d = _edits(pat, text[s:e], k)
+            d = edit_distance(pat, text[s:e], k, GETA)
             if d <= k and (best is None or d < best[2]):
                 best = (s, e, d)
         if best is not None and best[2] == 0:

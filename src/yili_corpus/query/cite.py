@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..errors import UsageError
+from ..text.distance import edit_distance
 from .index import Index, Record
 from .search import citation, make_normaliser
 
@@ -39,16 +40,6 @@ class Found:
         return asdict(self)
 
 
-def _edits(a: str, b: str) -> int:
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cur[j] = min(prev[j - 1] + (ca != cb), prev[j] + 1, cur[j - 1] + 1)
-        prev = cur
-    return prev[-1]
-
-
 def _best_window(key: str, q: str, centre: int) -> tuple[int, int, int]:
     """The window of ``key`` near ``centre`` closest to ``q``: (start, end, edits)."""
     n = len(q)
@@ -58,7 +49,7 @@ def _best_window(key: str, q: str, centre: int) -> tuple[int, int, int]:
         for ln in range(max(1, n - slack), n + slack + 1):
             if s + ln > len(key):
                 break
-            d = _edits(q, key[s : s + ln])
+            d = edit_distance(q, key[s : s + ln])
             if d < best[2] or (d == best[2] and abs(ln - n) < abs(best[1] - best[0] - n)):
                 best = (s, s + ln, d)
     return best

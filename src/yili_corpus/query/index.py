@@ -93,7 +93,7 @@ def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
     return out
 
 
-def char_folds(doc: Any) -> dict[str, str]:
+def char_folds(norm: Any) -> dict[str, str]:
     """Every character the key changes, with what it becomes: OpenCC's traditional characters
     and the variant table's forms. Stored in the index, so that a search folds its query with a
     dictionary lookup and need not load OpenCC."""
@@ -101,10 +101,7 @@ def char_folds(doc: Any) -> dict[str, str]:
 
     import opencc
 
-    from ..text.normalise import Normaliser, VariantTable
-
-    vt = VariantTable(fold={f: n for f, n, _s in doc.variants}, seen={f: s for f, _n, s in doc.variants})
-    norm = Normaliser(vt)
+    vt = norm.variants
     chars = set(vt.fold) | set(vt.fold.values())
     ts = _P(opencc.__file__).parent / "dictionary" / "TSCharacters.txt"
     for line in ts.read_text(encoding="utf-8").splitlines():
@@ -163,7 +160,6 @@ def build_index(tei: Path, dest: Path, overlays: Path | None = None) -> None:
     inverted index of characters and character pairs, and each section's XML (so that ``show``
     parses one section, not the whole file)."""
     from ..tei.read import assemble, iter_tei
-    from ..text.normalise import Normaliser, VariantTable
 
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".sqlite", dir=dest.parent)
@@ -181,8 +177,7 @@ def build_index(tei: Path, dest: Path, overlays: Path | None = None) -> None:
             if item[0] == "header":
                 header = item[1]
                 doc = assemble(header, [], str(tei))
-                vt = VariantTable(fold={f: n for f, n, _s in doc.variants}, seen={f: s for f, _n, s in doc.variants})
-                norm = Normaliser(vt)
+                norm = doc.normaliser()
                 continue
             if doc is None or norm is None:
                 raise DataError("the TEI has no header before its sections", str(tei))
@@ -228,7 +223,7 @@ def build_index(tei: Path, dest: Path, overlays: Path | None = None) -> None:
                                     ((g, uid, u.layer, sec_n, key.count(g)) for g in _grams(key)))
         con.execute("INSERT INTO gramcount SELECT gram, count(*) FROM grams GROUP BY gram")
         meta = {
-            "folds": json.dumps(char_folds(doc), ensure_ascii=False),
+            "folds": json.dumps(char_folds(norm), ensure_ascii=False),
             "version": str(INDEX_VERSION), "tei": str(tei), "digest": index_digest(tei, overlays), "chapter": doc.id,
             "work": doc.work, "title": doc.chapter, "number": str(doc.number),
             "sections": json.dumps(titles, ensure_ascii=False),

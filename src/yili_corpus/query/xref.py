@@ -22,7 +22,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..document import Document, Ref, readable
-from ..text.normalise import Normaliser, VariantTable
+from .clauses import ClauseTable
 from .refs import Ref as RefAddr
 from .show import Passage
 
@@ -38,15 +38,10 @@ class XrefIndex:
 
     def __init__(self, doc: Document) -> None:
         self.doc = doc
-        vt = VariantTable(fold={f: n for f, n, _s in doc.variants}, seen={f: s for f, _n, s in doc.variants})
-        self.norm = Normaliser(vt)
-        chars = doc.char_map
-        self.clauses: list[tuple[str, int, str, str]] = []  # (clause id, section, layer, key)
-        for s in doc.sections:
-            for p in s.paragraphs:
-                for c in p.clauses:
-                    self.clauses.append((c.id, s.n, s.layer, self.norm.key(readable(c.content, chars))))
-        self.text = {c.id: readable(c.content, chars) for s in doc.sections for p in s.paragraphs for c in p.clauses}
+        t = ClauseTable(doc)
+        # (clause id, section, layer, key)
+        self.clauses: list[tuple[str, int, str, str]] = list(zip(t.ids, t.section_of, t.layer_of, t.keys, strict=True))
+        self.text = dict(zip(t.ids, t.texts, strict=True))
         # where each 3–6-gram of the 经 occurs (sections)
         self.jing_sections: dict[str, set[int]] = defaultdict(set)
         for _cid, sec, layer, key in self.clauses:

@@ -47,13 +47,17 @@ def safe_parser() -> etree.XMLParser:
     )
 
 
+def _refuse_unsafe(size: int, head: bytes, path: str) -> None:
+    """Refuse a file over the size limit, or with a DOCTYPE or entity declarations in its head."""
+    if size > MAX_BYTES:
+        raise DataError(f"TEI file is {size} bytes, larger than the limit of {MAX_BYTES}", path)
+    if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
+        raise DataError("TEI file has a DOCTYPE or entity declarations; DTDs and entities are refused", path, 1)
+
+
 def parse_tei(data: bytes, path: str = "<tei>") -> etree._ElementTree:
     """Parse TEI bytes safely (see module doc)."""
-    if len(data) > MAX_BYTES:
-        raise DataError(f"TEI file is {len(data)} bytes, larger than the limit of {MAX_BYTES}", path)
-    head = data[:4096].lstrip()
-    if b"<!DOCTYPE" in head or b"<!ENTITY" in data[:65536]:
-        raise DataError("TEI file has a DOCTYPE or entity declarations; DTDs and entities are refused", path, 1)
+    _refuse_unsafe(len(data), data[:65536], path)
     try:
         tree = etree.ElementTree(etree.fromstring(data, safe_parser()))
     except etree.XMLSyntaxError as exc:
@@ -264,10 +268,7 @@ def iter_tei(path: Path | str):  # type: ignore[no-untyped-def]
             head = f.read(65536)
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror}", str(p)) from None
-    if size > MAX_BYTES:
-        raise DataError(f"TEI file is {size} bytes, larger than the limit of {MAX_BYTES}", str(p))
-    if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
-        raise DataError("TEI file has a DOCTYPE or entity declarations; DTDs and entities are refused", str(p), 1)
+    _refuse_unsafe(size, head, str(p))
     sec_tag = f"{{{TEI_NS}}}div"
     root_attrs: dict[str, str] = {}
     try:
