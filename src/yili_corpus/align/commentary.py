@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from ..model import SourceUnit
@@ -195,9 +196,12 @@ def _resolve_jing(
     if para is None:
         return None, "unresolved", f"{form}: its paragraph is not aligned"
     # reading-key offsets of the paragraph
-    r0 = next((i for i, b in enumerate(rmap) if b >= para.start), len(rmap))
-    r1 = next((i for i, b in enumerate(rmap) if b >= para.end), len(rmap))
-    lo = next((i for i, b in enumerate(rmap) if b >= prev_start), 0)
+    # rmap is non-decreasing: the first reading-key offset at or after a base offset is a bisection
+    r0 = bisect.bisect_left(rmap, para.start)
+    r1 = bisect.bisect_left(rmap, para.end)
+    lo = bisect.bisect_left(rmap, prev_start)
+    if lo == len(rmap):
+        lo = 0
     if y is None:
         # “X”: the whole lemma, in the paragraph (or starting in it)
         i = rkey.find(x, r0, r1 + len(x))
