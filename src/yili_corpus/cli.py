@@ -513,7 +513,7 @@ def import_witness_cmd(ctx: click.Context, file: str, name: str, fmt: str, into:
         click.echo(f"  {r['clause']:<22} {r['lem'] or '∅'} ] {r['rdg'] or '∅'} {name} (line {r['line']})")
 
 
-@main.group(invoke_without_command=True)
+@main.group(invoke_without_command=True, subcommand_metavar="[COMMAND] [ARGS]...")
 @click.pass_context
 def overlays(ctx: click.Context) -> None:
     """List the overlays made by yili import (yili overlays remove NAME removes one).
