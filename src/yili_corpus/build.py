@@ -9,8 +9,6 @@ from __future__ import annotations
 import bisect
 import difflib
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from .align.sentences import split_sentences
 from .align.translation import SentenceLink, align_translation
 from .align.xrefs import Chapters
 from .errors import DataError
+from .files import write_all
 from .model import ParsedSource, Section, SourceUnit, count_text_chars, is_text_char
 from .sources.manifest import Manifest, load_manifest, parse_all
 from .text.collate import Collation, Collator, load_emendations
@@ -474,21 +473,6 @@ def report_json(r: BuildResult) -> dict[str, Any]:
     }
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-#: Files are written readable by all, as open() would make them (mkstemp makes them private).
-_FILE_MODE = 0o666 & ~_umask()
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8, LF) to ``path`` through a temporary file and a rename."""
-    write_atomic_bytes(path, text.encode("utf-8"))
-
-
 def dumps(data: Any) -> str:
     """Stable JSON: sorted keys, UTF-8, two-space indent, final newline."""
     return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
@@ -508,33 +492,11 @@ def tei_path(r: BuildResult, tei_dir: Path) -> Path:
 
 
 def write_outputs(r: BuildResult, tei_dir: Path, report_dir: Path) -> list[Path]:
-    """Write the TEI (atomically) and the report as JSON; returns the paths written."""
+    """Write the TEI and the report as JSON, both or neither (every destination is checked and
+    written to a temporary before either is replaced); returns the paths written."""
     paths = [tei_path(r, tei_dir), report_dir / f"{r.manifest.chapter_id}.report.json"]
-    data = tei_bytes(r)
-    write_atomic_bytes(paths[0], data)
-    write_atomic(paths[1], dumps(report_json(r)))
+    write_all([(paths[0], tei_bytes(r)), (paths[1], dumps(report_json(r)).encode("utf-8"))], make_dirs=True)
     return paths
-
-
-def write_atomic_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename (temporary files an
-    interrupted earlier write left behind are removed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in path.parent.glob(f".{path.name}.*"):
-        try:
-            stale.unlink()
-        except OSError:
-            pass
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, _FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def format_report(r: BuildResult) -> str:

@@ -290,24 +290,17 @@ def export(ctx: click.Context, section: str | None, layers: tuple[str, ...], fmt
       yili export --section 17 --layer jing --layer trans --format html -o handout.html
       yili export --section 52-53 --format tei -o ji.xml --force
     """
+    from .files import check_target, write_atomic
+
+    p = Path(output) if output else None
+    if output:
+        check_target(output, force)  # before the export is made: a bad destination costs nothing
     c = _corpus(ctx)
     text = c.export(fmt, sections=section, layers=list(layers) or None)
-    if not output:
+    if p is None:
         click.echo(text, nl=False)
         return
-    from .build import write_atomic
-
-    p = Path(output)
-    if p.exists() and not force:
-        raise UsageError(f"{p} exists; pass --force to overwrite it")
-    if p.exists() and p.is_dir():
-        raise UsageError(f"{p} is a folder")
-    if not p.parent.exists():
-        raise UsageError(f"cannot write {p}: folder {p.parent} does not exist")
-    try:
-        write_atomic(p, text)
-    except OSError as exc:
-        raise UsageError(f"cannot write {p}: {exc.strerror}") from None
+    write_atomic(p, text, force=force, make_dirs=False)
     click.echo(f"wrote {p} ({fmt}, {len(text)} characters)")
 
 

@@ -306,7 +306,7 @@ def _overlay_root(doc: Document, name: str, kind: str, file: Path, data: bytes, 
 
 
 def _write(root: etree._Element, dest_dir: Path, name: str) -> Path:
-    from .build import write_atomic_bytes
+    from .files import write_atomic_bytes
 
     dest_dir.mkdir(parents=True, exist_ok=True)
     indent(root)
