@@ -2,7 +2,10 @@
 
 Parsing is hardened (lxml's own advice for untrusted XML): no DTD is loaded, no entity is
 expanded, nothing is fetched from the network, and a document with a DOCTYPE, or larger than
-:data:`MAX_BYTES`, is refused with a clear error.
+:data:`MAX_BYTES`, is refused with a clear error. The DOCTYPE is looked for in what the parser
+read, not only in the first bytes (a long comment before it, or UTF-16, would hide it there).
+Every error names the file and the line of the fault: a duplicated ``xml:id`` is named where it
+is used the second time, an undefined entity where it stands.
 """
 
 from __future__ import annotations
@@ -33,6 +36,10 @@ from .write import FORMS, SERIES, TEI_NS, XML_ID, XML_LANG
 #: The largest TEI file the reader accepts (bytes). The chapter is about 0.5 MB.
 MAX_BYTES = 64 * 1024 * 1024
 
+#: How many bytes of the head are searched for a DOCTYPE before parsing (a cheap early refusal;
+#: the parsed document's own DOCTYPE is checked as well, wherever it stands).
+HEAD_BYTES = 65536
+
 NS = {"t": TEI_NS}
 FORM_OF = {v: k for k, v in FORMS.items()}
 SERIES_OF = {v: k for k, v in SERIES.items()}
@@ -51,20 +58,62 @@ def _refuse_unsafe(size: int, head: bytes, path: str) -> None:
     """Refuse a file over the size limit, or with a DOCTYPE or entity declarations in its head."""
     if size > MAX_BYTES:
         raise DataError(f"TEI file is {size} bytes, larger than the limit of {MAX_BYTES}", path)
-    if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
-        raise DataError("TEI file has a DOCTYPE or entity declarations; DTDs and entities are refused", path, 1)
+    for mark in (b"<!DOCTYPE", b"<!ENTITY"):
+        at = head.find(mark)
+        if at >= 0:
+            raise DataError("TEI file has a DOCTYPE or entity declarations; DTDs and entities are refused",
+                            path, head.count(b"\n", 0, at) + 1)
+
+
+def _encoding_of(data: bytes) -> str:
+    """The encoding an XML document's bytes declare (byte-order mark, else XML declaration)."""
+    for bom, enc in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+                     (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if data.startswith(bom):
+            return enc
+    if data.startswith(b"<\x00?\x00"):
+        return "utf-16-le"
+    if data.startswith(b"\x00<\x00?"):
+        return "utf-16-be"
+    m = re.match(rb"<\?xml[^>]*?encoding=[\"']([A-Za-z0-9._-]+)[\"']", data)
+    return m.group(1).decode("ascii") if m else "utf-8"
+
+
+def _doctype_line(data: bytes, before: int | None) -> int | None:
+    """The line of the DOCTYPE in ``data`` (decoded as it declares), or ``before`` if not found."""
+    try:
+        text = data.decode(_encoding_of(data), errors="replace")
+    except LookupError:
+        text = data.decode("utf-8", errors="replace")
+    at = text.find("<!DOCTYPE")
+    return text.count("\n", 0, at) + 1 if at >= 0 else before
+
+
+def _doctype_error(path: str, line: int | None) -> DataError:
+    return DataError("TEI file has a DOCTYPE; DTDs are refused", path, line)
+
+
+def _syntax_error(exc: etree.XMLSyntaxError, path: str) -> DataError:
+    """A parse error as a DataError at the line of its first fault. (lxml's iterparse raises a
+    follow-up error "Start tag expected" at line 1; the first entry of its log is the real one.)"""
+    msg, line = exc.msg, exc.lineno or None
+    log = getattr(exc, "error_log", None)
+    first = next((e for e in log if e.level >= etree.ErrorLevels.ERROR and e.filename in (path, "<string>")),
+                 None) if log else None
+    if first is not None and first.line:
+        msg, line = f"{first.message}, line {first.line}, column {first.column}", first.line
+    return DataError(f"not well-formed XML: {msg}", path, line)
 
 
 def parse_tei(data: bytes, path: str = "<tei>") -> etree._ElementTree:
     """Parse TEI bytes safely (see module doc)."""
-    _refuse_unsafe(len(data), data[:65536], path)
+    _refuse_unsafe(len(data), data[:HEAD_BYTES], path)
     try:
         tree = etree.ElementTree(etree.fromstring(data, safe_parser()))
     except etree.XMLSyntaxError as exc:
-        line = exc.lineno or None
-        raise DataError(f"not well-formed XML: {exc.msg}", path, line) from None
+        raise _syntax_error(exc, path) from None
     if tree.docinfo.doctype:
-        raise DataError("TEI file has a DOCTYPE; DTDs are refused", path, 1)
+        raise _doctype_error(path, _doctype_line(data, tree.getroot().sourceline))
     return tree
 
 
@@ -76,18 +125,44 @@ def _ids(value: str | None) -> list[str]:
     return [v[1:] if v.startswith("#") else v for v in (value or "").split()]
 
 
+#: The processing instruction that :func:`iter_tei` puts before a header or section it yields:
+#: how far that fragment's lines are from the file's, so that an error names the file's line.
+LINES_PI = "yili-lines"
+_LINES_RE = re.compile(r"shift=(\d+)(?: root=(\d+))?")
+
+
 class _Reader:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, shifts: dict[etree._Element, int] | None = None,
+                 root_line: int | None = None) -> None:
         self.path = path
+        self.shifts = shifts or {}  # fragment root -> lines to add (see LINES_PI)
+        self.root_line = root_line
+
+    def line(self, e: etree._Element) -> int | None:
+        """The line of ``e`` in the file (not in the fragment it was parsed from)."""
+        if not self.shifts or e.sourceline is None:
+            return e.sourceline
+        for a in (e, *e.iterancestors()):
+            if a in self.shifts:
+                return e.sourceline + self.shifts[a]
+        return self.root_line if e.getparent() is None and self.root_line else e.sourceline
 
     def fail(self, e: etree._Element, msg: str) -> DataError:
-        return DataError(msg, self.path, e.sourceline)
+        return DataError(msg, self.path, self.line(e))
 
     def req(self, e: etree._Element, attr: str) -> str:
         v = e.get(attr)
         if v is None:
             raise self.fail(e, f"<{_local(e)}> lacks @{attr.split('}')[-1]}")
         return v
+
+    def num(self, e: etree._Element, attr: str, default: str | None = None, kind: type = int) -> Any:
+        """``@attr`` of ``e`` as a number (required unless ``default`` is given)."""
+        v = e.get(attr, default) if default is not None else self.req(e, attr)
+        try:
+            return kind(v)
+        except (TypeError, ValueError):
+            raise self.fail(e, f"<{_local(e)}> has @{attr.split('}')[-1]}={v!r}, which is not a number") from None
 
     def inline(self, e: etree._Element) -> list[Any]:
         out: list[Any] = []
@@ -153,8 +228,9 @@ class _Reader:
                 cert = s.get("cert")
                 src = s.get("source", "")
                 m = re.search(r"#line=(\d+),(\d+)$", src)
-                sents.append(SentenceSeg(int(self.req(s, "n")), s.text or "", _ids(s.get("corresp")),
-                                         float(cert) if cert else None, int(m.group(2)) if m else None))
+                sents.append(SentenceSeg(self.num(s, "n"), s.text or "", _ids(s.get("corresp")),
+                                         self.num(s, "cert", kind=float) if cert else None,
+                                         int(m.group(2)) if m else None))
             linked = [c for s in sents for c in s.corresp]
             return Unit(self.req(e, XML_ID), "trans", [], linked[0] if linked else None,
                         linked[-1] if linked else None, e.get("source", ""), n=e.get("n"),
@@ -207,7 +283,7 @@ class _Reader:
                 self.req(w, XML_ID), ref.get("target", "") if ref is not None else "",
                 w.findtext("t:idno", "", NS), w.findtext("t:label", "", NS),
                 w.findtext("t:note[@type='description']", "", NS),
-                [i.get("n", "") for i in w.iterfind("t:list/t:item", NS)], int(w.get("n", "99")),
+                [i.get("n", "") for i in w.iterfind("t:list/t:item", NS)], self.num(w, "n", "99"),
             ))
         works = [
             (b.findtext("t:title[@type='as-cited']", "", NS), b.findtext("t:title[@type='main']", "", NS),
@@ -231,7 +307,7 @@ class _Reader:
                 chars.append(CharDecl(
                     self.req(c, XML_ID), c.get("corresp", "").lstrip("#"),
                     c.findtext("t:mapping[@type='PUA']", "", NS),
-                    c.findtext("t:mapping[@type='standard']", None, NS), int(c.get("n", "0")),
+                    c.findtext("t:mapping[@type='standard']", None, NS), self.num(c, "n", "0"),
                     c.findtext("t:note", "", NS),
                 ))
         sections = []
@@ -245,13 +321,13 @@ class _Reader:
                 if ab is None or ab.get("type") not in ("jing", "ji"):
                     raise self.fail(pd, "a paragraph must open with its 经 or 记 (ab type=jing|ji)")
                 clauses = [
-                    Clause(self.req(s, XML_ID), int(self.req(s, "n")), self.inline(s), s.get("source", ""))
+                    Clause(self.req(s, XML_ID), self.num(s, "n"), self.inline(s), s.get("source", ""))
                     for s in ab.iterfind("t:seg", NS)
                 ]
                 units = [self.unit(x) for x in pd if _local(x) in ("note", "ab") and x is not ab]
-                paras.append(Paragraph(self.req(pd, XML_ID), int(self.req(pd, "n")), ab.get("type", "jing"),
+                paras.append(Paragraph(self.req(pd, XML_ID), self.num(pd, "n"), ab.get("type", "jing"),
                                        clauses, units, _ids(pd.get("source"))))
-            sections.append(Section(self.req(sd, XML_ID), int(self.req(sd, "n")), sd.get("subtype", "jing"),
+            sections.append(Section(self.req(sd, XML_ID), self.num(sd, "n"), sd.get("subtype", "jing"),
                                     sd.findtext("t:head", "", NS), paras, _ids(sd.get("corresp"))))
         return Document(doc_id, work, chapter, number, witnesses, chars, sections, normalization,
                         collation, variants, folds, works)
@@ -260,45 +336,96 @@ class _Reader:
 def iter_tei(path: Path | str):  # type: ignore[no-untyped-def]
     """Stream a TEI file: yields ``("header", header_bytes)`` once (the root start tag and the
     teiHeader, as a document without sections), then ``("section", n, section_bytes)`` for each
-    section, freeing each as it goes (memory stays small for a large file)."""
+    section, freeing each as it goes (memory stays small for a large file). A DOCTYPE (wherever
+    it stands), a duplicated ``xml:id`` or a section without a numeric ``@n`` is a DataError at
+    its line, before anything after it is yielded."""
     p = Path(path)
     try:
         size = p.stat().st_size
         with p.open("rb") as f:
-            head = f.read(65536)
+            head = f.read(HEAD_BYTES)
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror}", str(p)) from None
     _refuse_unsafe(size, head, str(p))
     sec_tag = f"{{{TEI_NS}}}div"
     root_attrs: dict[str, str] = {}
+    seen: dict[str, int | None] = {}  # xml:id -> line of its first use
+    first = True
+    root_line = 1
+    etree.clear_error_log()  # the log iterparse's error carries is global: only this parse's entries
     try:
         for event, el in etree.iterparse(str(p), events=("start", "end"), resolve_entities=False, load_dtd=False,
                                          no_network=True, huge_tree=False, remove_comments=False):
+            if event == "start":
+                if first:
+                    first = False
+                    if el.getroottree().docinfo.doctype:
+                        raise _doctype_error(str(p), _doctype_line(p.read_bytes(), el.sourceline))
+                i = el.get(XML_ID)
+                if i is not None:
+                    if i in seen:
+                        raise DataError(f"xml:id {i!r} is used twice (first at line {seen[i]})", str(p),
+                                        el.sourceline)
+                    seen[i] = el.sourceline
             if event == "start" and el.tag == f"{{{TEI_NS}}}TEI":
                 root_attrs = dict(el.attrib)
+                root_line = el.sourceline or 1
             elif event == "end" and el.tag == f"{{{TEI_NS}}}teiHeader":
                 root = etree.Element(f"{{{TEI_NS}}}TEI", root_attrs, nsmap={None: TEI_NS})
-                root.append(etree.fromstring(etree.tostring(el)))
+                root.text = "\n"  # the teiHeader starts on line 2 of the fragment
+                root.append(etree.fromstring(etree.tostring(el, with_tail=False)))
                 etree.SubElement(etree.SubElement(root, f"{{{TEI_NS}}}text"), f"{{{TEI_NS}}}body")
-                yield ("header", etree.tostring(root))
+                pi = f"<?{LINES_PI} shift={max(el.sourceline - 2, 0)} root={root_line}?>".encode()
+                yield ("header", pi + etree.tostring(root))
                 el.clear()
             elif event == "end" and el.tag == sec_tag and el.get("type") == "section":
-                yield ("section", int(el.get("n", "0")), etree.tostring(el))
+                try:
+                    n = int(el.get("n", "0"))
+                except ValueError:
+                    raise DataError(f"<div type='section'> has @n={el.get('n')!r}, which is not a number", str(p),
+                                    el.sourceline) from None
+                pi = f"<?{LINES_PI} shift={max(el.sourceline - 1, 0)}?>".encode()
+                yield ("section", n, pi + etree.tostring(el, with_tail=False))
                 el.clear()
                 parent = el.getparent()
                 while parent is not None and el.getprevious() is not None:
                     del parent[0]
     except etree.XMLSyntaxError as exc:
-        raise DataError(f"not well-formed XML: {exc.msg}", str(p), exc.lineno or None) from None
+        raise _syntax_error(exc, str(p)) from None
+
+
+def _fragment(data: bytes, path: str, what: str, shifts: dict[etree._Element, int]) -> tuple[etree._Element, int | None]:
+    """Parse a header or section kept by :func:`iter_tei` (or an index made from it); notes in
+    ``shifts`` how far its lines are from the file's. Returns the element and the root's line."""
+    try:
+        el = etree.fromstring(data, safe_parser())
+    except etree.XMLSyntaxError as exc:
+        raise DataError(f"{what} is not well-formed XML ({exc.msg}); rebuild the index or check the file",
+                        path) from None
+    pi = el.getprevious()
+    m = _LINES_RE.fullmatch(pi.text or "") if isinstance(pi, etree._ProcessingInstruction) and pi.target == LINES_PI else None
+    if m is None:
+        return el, None
+    if what == "the TEI header":
+        for child in el:
+            shifts[child] = int(m.group(1))
+    else:
+        shifts[el] = int(m.group(1))
+    return el, int(m.group(2)) if m.group(2) else None
 
 
 def assemble(header: bytes, sections: list[bytes], path: str = "<tei>") -> Document:
-    """A Document from a header (as yielded by :func:`iter_tei`) and some sections."""
-    root = etree.fromstring(header, safe_parser())
+    """A Document from a header (as yielded by :func:`iter_tei`) and some sections. An error
+    names the line in the TEI file the fragments came from."""
+    shifts: dict[etree._Element, int] = {}
+    root, root_line = _fragment(header, path, "the TEI header", shifts)
     body = root.find("t:text/t:body", NS)
+    if body is None:
+        raise DataError("the TEI header has no text/body", path)
+    shifts.pop(root.find("t:text", NS), None)  # made by iter_tei: no line of the file
     for sb in sections:
-        body.append(etree.fromstring(sb, safe_parser()))
-    return _Reader(path).document(etree.ElementTree(root))
+        body.append(_fragment(sb, path, "a section", shifts)[0])
+    return _Reader(path, shifts, root_line).document(etree.ElementTree(root))
 
 
 def read_tei(path: Path | str) -> Document:
@@ -313,4 +440,9 @@ def read_tei(path: Path | str) -> Document:
 
 def read_bytes(data: bytes, path: str = "<tei>") -> Document:
     """Read TEI bytes into a Document."""
-    return _Reader(path).document(parse_tei(data, path))
+    return read_tree(parse_tei(data, path), path)
+
+
+def read_tree(tree: etree._ElementTree, path: str = "<tei>") -> Document:
+    """Read a parsed TEI (see :func:`parse_tei`) into a Document."""
+    return _Reader(path).document(tree)

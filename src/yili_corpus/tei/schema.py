@@ -72,6 +72,8 @@ def schema_path(explicit: str | Path | None = None) -> Path:
     if explicit:
         p = Path(explicit)
         if not p.is_file():
+            if p.exists():
+                raise UsageError(f"schema file {p} is not a regular file")
             raise UsageError(f"schema file not found: {p}")
         return p
     cached = cache_dir() / FILENAME
@@ -91,6 +93,6 @@ def load_schema(explicit: str | Path | None = None) -> etree.RelaxNG:
         try:
             parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True)
             _COMPILED[key] = etree.RelaxNG(etree.parse(str(p), parser))
-        except (etree.XMLSyntaxError, etree.RelaxNGParseError) as exc:
+        except (etree.XMLSyntaxError, etree.RelaxNGParseError, OSError) as exc:
             raise UsageError(f"{p} is not a RELAX NG schema: {exc}") from None
     return _COMPILED[key]
