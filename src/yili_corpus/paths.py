@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from .errors import UsageError
@@ -10,11 +11,51 @@ from .errors import UsageError
 
 def cache_dir() -> Path:
     """The user cache folder: ``$YILI_CACHE_DIR``, else ``$XDG_CACHE_HOME/yili-corpus``, else
-    ``~/.cache/yili-corpus``."""
+    ``~/.cache/yili-corpus``. A relative ``$XDG_CACHE_HOME`` is ignored, as the XDG specification
+    asks. No home folder to be found is a usage error (set ``$YILI_CACHE_DIR``)."""
     if os.environ.get("YILI_CACHE_DIR"):
         return Path(os.environ["YILI_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "yili-corpus"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "yili-corpus"
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError):
+        raise UsageError("no cache folder: there is no home folder; set YILI_CACHE_DIR") from None
+    return home / ".cache" / "yili-corpus"
+
+
+def writable_cache_dir() -> Path:
+    """The cache folder, made if missing, when this process can write in it; else a
+    :class:`UsageError` saying why (a file in its place, a read-only folder, no home folder).
+    Callers that only cache fall back to memory on that error (see :func:`note_once`)."""
+    d = cache_dir()
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UsageError(f"the cache folder {d} is not a folder") from None
+    except OSError as exc:
+        raise UsageError(f"the cache folder {d} cannot be made: {exc.strerror or exc}") from None
+    if not d.is_dir():
+        raise UsageError(f"the cache folder {d} is not a folder")
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise UsageError(f"the cache folder {d} is not writable")
+    return d
+
+
+_noted: set[str] = set()
+
+
+def note_once(key: str, message: str) -> None:
+    """Say ``yili: note: <message>`` on stderr, once per process for ``key`` (a cache folder that
+    cannot be written is said once, however often the run falls back to memory)."""
+    if key in _noted:
+        return
+    _noted.add(key)
+    try:
+        print(f"yili: note: {message}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # no stderr to say it on: the run goes on regardless
+        pass
 
 
 def find_tei(explicit: str | Path | None = None) -> Path:

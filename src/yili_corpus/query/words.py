@@ -3,14 +3,15 @@
 jieba is imported only here, so only ``--word`` pays for it. The dictionary is made from the
 corpus: the 2–4-character strings of the 经/记 that occur there at least :data:`MIN_COUNT` times
 and that the modern translation or notes keep as they are (司射, 释获者, 阼阶 …: a translator keeps
-the ritual terms and rewrites the rest), and the lemmas of the notes of that length. It is cached
-beside the index.
+the ritual terms and rewrites the rest), and the lemmas of the notes of that length. It is made
+in memory, once per process (≈30 ms, against ≈1 s for jieba to load its own dictionary), so
+``--word`` writes nothing of ours to disk and works without a writable cache folder.
 """
 
 from __future__ import annotations
 
+import os
 from collections import Counter
-from functools import lru_cache
 from typing import Any
 
 MIN_COUNT = 3
@@ -35,28 +36,42 @@ def ritual_terms(index: Any) -> list[str]:
     return sorted(keep)
 
 
-@lru_cache(maxsize=4)
-def _tokenizer(path: str) -> Any:
+#: Tokenizers kept per process, by index digest: a run uses one; a long-lived program (the API)
+#: that reopens after an import needs a second; each holds jieba's dictionary (~75 MB).
+MAX_TOKENIZERS = 2
+_tokenizers: dict[str, Any] = {}
+
+
+def _jieba_tokenizer(userdict: bytes) -> Any:
+    import io
     import logging
+    import tempfile
 
     import jieba
 
-    jieba.setLogLevel(logging.WARNING)
+    # jieba keeps a cache of its own dictionary in the temporary folder; when it cannot write it,
+    # it logs a traceback. It works without the cache, so its log stays quiet.
+    jieba.setLogLevel(logging.CRITICAL)
     tk = jieba.Tokenizer()
-    tk.load_userdict(path)
+    try:
+        tempfile.gettempdir()
+    except OSError:  # no usable temporary folder: jieba would fail looking for one
+        tk.tmp_dir = os.devnull  # holds no cache and takes none: the dictionary is built in memory
+    tk.load_userdict(io.BytesIO(userdict))
     return tk
 
 
 def tokenizer(index: Any) -> Any:
-    """A jieba tokenizer with the corpus's user dictionary (built once, cached on disk)."""
-    from .index import index_path
-
-    dict_path = index_path(index.meta["digest"]).with_suffix(".userdict.txt")
-    if not dict_path.exists():
-        tmp = dict_path.with_suffix(".part")
-        tmp.write_text("".join(f"{t} 1000\n" for t in ritual_terms(index)), encoding="utf-8")
-        tmp.replace(dict_path)
-    return _tokenizer(str(dict_path))
+    """A jieba tokenizer with the corpus's user dictionary (made once per process)."""
+    key = index.meta["digest"]
+    tk = _tokenizers.get(key)
+    if tk is None:
+        userdict = "".join(f"{t} 1000\n" for t in ritual_terms(index)).encode("utf-8")
+        tk = _jieba_tokenizer(userdict)
+        while len(_tokenizers) >= MAX_TOKENIZERS:
+            _tokenizers.pop(next(iter(_tokenizers)))
+        _tokenizers[key] = tk
+    return tk
 
 
 def word_boundaries(index: Any, key: str) -> set[int]:
