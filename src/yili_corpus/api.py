@@ -18,7 +18,7 @@ from .document import Document
 from .errors import UsageError
 from .paths import find_tei
 from .query.index import Index
-from .query.refs import LAYERS, Ref, layer_name, parse_range, parse_ref
+from .query.refs import LAYERS, Ref, check_overlay_layers, layer_name, parse_range, parse_ref
 
 
 class Corpus:
@@ -68,10 +68,16 @@ class Corpus:
         """Section numbers from a range such as ``16-22`` (None: all)."""
         return parse_range(spec, self.index.max_section) if spec else None
 
-    @staticmethod
-    def layers(names: list[str] | tuple[str, ...] | None) -> list[str] | None:
-        """Layer keys from names or aliases (None: all)."""
-        return [layer_name(n) for n in names] if names else None
+    def layers(self, names: list[str] | tuple[str, ...] | None) -> list[str] | None:
+        """Layer keys from names or aliases (None: all); an overlay's layer (trans:NAME, zhu:NAME)
+        must be one of an overlay that exists."""
+        if not names:
+            return None
+        out = [layer_name(n) for n in names]
+        if any(":" in lay for lay in out):
+            known = sorted(f"{'trans' if ov.kind == 'translation' else 'zhu'}:{ov.name}" for ov in self.overlay_list)
+            check_overlay_layers(out, sorted(set(known) | {u.layer for ov in self.overlay_list for u in ov.units}))
+        return out
 
     # -- the jobs --------------------------------------------------------------------------------
     def search(self, query: str, layers: list[str] | None = None, sections: str | list[int] | None = None,

@@ -5,6 +5,16 @@
 
 from __future__ import annotations
 
+#: Characters of the user's input that a message quotes: enough to recognise a query or a
+#: reference, while a pasted megabyte does not become a megabyte of error line.
+QUOTE_CHARS = 60
+
+
+def shown(text: object, limit: int = QUOTE_CHARS) -> str:
+    """The user's input as a message quotes it: ``repr``, cut to ``limit`` characters with …."""
+    s = str(text)
+    return repr(s[:limit] + "…") if len(s) > limit else repr(s)
+
 
 class YiliError(Exception):
     """Base class: a one-line message and an exit code; never shown as a traceback."""

@@ -48,16 +48,16 @@ class Chapters:
     @classmethod
     def load(cls, path: Path | str, this: int) -> Chapters:
         p = Path(path)
-        try:
-            lines = [ln for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
-        except OSError as exc:
-            raise DataError(f"cannot read chapter list: {exc.strerror}", str(p)) from None
+        from ..tables import read_lines
+
+        numbered = read_lines(p, "chapter list")  # unreadable or not UTF-8: DataError naming the line
         names: dict[str, int] = {}
-        for row in csv.DictReader(lines, delimiter="\t"):
+        rows = csv.DictReader([ln for _i, ln in numbered], delimiter="\t", quoting=csv.QUOTE_NONE)
+        for (i, _ln), row in zip(numbered[1:], rows, strict=False):
             try:
                 n = int(row["n"])
             except (KeyError, TypeError, ValueError):
-                raise DataError(f"bad chapter row {row!r}", str(p)) from None
+                raise DataError(f"bad chapter row {str(row)[:200]}", str(p), i) from None
             names[row["title"]] = n
             for alt in (row.get("also") or "").split(","):
                 if alt.strip():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 
 LAYERS = ("jing", "ji", "zhu", "shu", "note", "trans")
 LAYER_ALIASES = {
@@ -22,6 +22,20 @@ LAYER_ALIASES = {
 CN_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6,
              "七": 7, "八": 8, "九": 9}
 FULLWIDTH = str.maketrans("０１２３４５６７８９．＠－，", "0123456789.@-,")
+
+#: Digits a section, paragraph or clause number may have. A chapter has tens of sections; six
+#: digits is far beyond any, and it keeps int() away from Python's 4300-digit conversion limit
+#: (a reference of 5000 digits raised ValueError, an internal error).
+MAX_REF_DIGITS = 6
+
+_CN_DIGIT = "[一二两兩三四五六七八九]"
+#: A well-formed Chinese numeral below 1000: 三, 十, 十六, 二十, 二十三, 一百, 一百零二, 一百二十三.
+#: Strings of numeral characters that are not numbers (十十十, 一二三, 二百百) do not match.
+_CN_NUMERAL = re.compile(
+    rf"(?:(?P<h>{_CN_DIGIT})?百(?:[零〇](?P<hu>{_CN_DIGIT})|(?P<ht>{_CN_DIGIT})?十(?P<htu>{_CN_DIGIT})?)?"
+    rf"|(?P<t>{_CN_DIGIT})?十(?P<tu>{_CN_DIGIT})?"
+    rf"|(?P<u>{_CN_DIGIT})|(?P<z>[〇零]))"
+)
 
 
 @dataclass(frozen=True)
@@ -49,20 +63,28 @@ class Ref:
 
 
 def cn_number(s: str) -> int | None:
-    """A Chinese numeral up to 999 (十六, 二十, 五十三, 一百零二) or None."""
-    if not s or any(c not in CN_DIGITS and c not in "十百" for c in s):
+    """A well-formed Chinese numeral below 1000 (十六, 二十, 五十三, 一百零二) or None (also for
+    strings of numeral characters that are not a number: 十十十, 一二三)."""
+    m = _CN_NUMERAL.fullmatch(s)
+    if not m:
         return None
-    total, cur = 0, 0
-    for c in s:
-        if c == "百":
-            total += (cur or 1) * 100
-            cur = 0
-        elif c == "十":
-            total += (cur or 1) * 10
-            cur = 0
-        else:
-            cur = CN_DIGITS[c]
-    return total + cur
+    g = {k: (CN_DIGITS[v] if v else None) for k, v in m.groupdict().items()}
+    if m.group("z"):
+        return 0
+    if g["u"] is not None:
+        return g["u"]
+    if "百" in s:
+        tens = 0 if g["hu"] is not None or "十" not in s else (g["ht"] or 1)
+        return (g["h"] or 1) * 100 + tens * 10 + (g["hu"] or g["htu"] or 0)
+    return (g["t"] or 1) * 10 + (g["tu"] or 0)
+
+
+def _number(digits: str, raw: str) -> int:
+    """``int(digits)``, refusing more than :data:`MAX_REF_DIGITS` digits."""
+    if len(digits) > MAX_REF_DIGITS:
+        raise UsageError(f"not a reference: {shown(raw)} (a number of {len(digits)} digits; "
+                         f"at most {MAX_REF_DIGITS} are read)")
+    return int(digits)
 
 
 def layer_name(s: str) -> str:
@@ -74,7 +96,17 @@ def layer_name(s: str) -> str:
         return s  # a layer of an overlay (yili import)
     if s in LAYER_ALIASES:
         return LAYER_ALIASES[s]
-    raise UsageError(f"unknown layer {s!r}; layers are {', '.join(LAYERS)}")
+    raise UsageError(f"unknown layer {shown(s)}; layers are {', '.join(LAYERS)}, and trans:NAME or zhu:NAME "
+                     "of an overlay")
+
+
+def check_overlay_layers(layers: list[str], known: list[str]) -> None:
+    """Refuse an overlay layer (``trans:NAME``, ``zhu:NAME``) that no overlay has, naming those
+    that exist: a misspelt name must not read as "no hits"."""
+    for lay in layers:
+        if ":" in lay and lay not in known:
+            have = f"the overlays' layers are {', '.join(known)}" if known else "there are no overlays (yili import makes one)"
+            raise UsageError(f"unknown layer {shown(lay)}: no such overlay; {have}")
 
 
 def parse_ref(text: str, chapter: str = "xiangsheli", titles: tuple[str, ...] = ("乡射礼", "鄉射禮", "乡射", "鄉射"),
@@ -100,14 +132,15 @@ def parse_ref(text: str, chapter: str = "xiangsheli", titles: tuple[str, ...] = 
             break
     m = re.fullmatch(r"第?([0-9]+|[〇零一二两兩三四五六七八九十百]+)[节節]?(?:[.．]([0-9]+))?(?:[.．]([0-9]+))?", s)
     if not m:
-        raise UsageError(f"not a reference: {raw!r} (try 16, 16.2, §16, 乡射礼第十六节, xiangsheli.16.2@zhu)")
-    sec = int(m.group(1)) if m.group(1).isdigit() else cn_number(m.group(1))
+        raise UsageError(f"not a reference: {shown(raw)} (try 16, 16.2, §16, 乡射礼第十六节, xiangsheli.16.2@zhu)")
+    sec = _number(m.group(1), raw) if m.group(1).isdigit() else cn_number(m.group(1))
     if sec is None:
-        raise UsageError(f"not a reference: {raw!r}")
+        raise UsageError(f"not a reference: {shown(raw)} ({m.group(1)[:20]} is not a Chinese numeral such as 十六, "
+                         "二十三, 一百零二)")
     if max_section is not None and not 1 <= sec <= max_section:
         raise UsageError(f"no section {sec}: the chapter has sections 1–{max_section}")
-    para = int(m.group(2)) if m.group(2) else None
-    clause = int(m.group(3)) if m.group(3) else None
+    para = _number(m.group(2), raw) if m.group(2) else None
+    clause = _number(m.group(3), raw) if m.group(3) else None
     return Ref(chapter, sec, para, clause, layer)
 
 
@@ -124,12 +157,12 @@ def parse_range(text: str, max_section: int) -> list[int]:
             lo = parse_ref(a, max_section=None).section
             hi = parse_ref(b, max_section=None).section if sep else lo
         except UsageError:
-            raise UsageError(f"not a section range: {text!r} (try 16-22)") from None
+            raise UsageError(f"not a section range: {shown(text)} (try 16-22)") from None
         if lo > hi:
-            raise UsageError(f"section range {text!r} runs backwards")
+            raise UsageError(f"section range {shown(text)} runs backwards")
         if lo < 1 or hi > max_section:
-            raise UsageError(f"section range {text!r} is out of bounds: the chapter has sections 1–{max_section}")
+            raise UsageError(f"section range {shown(text)} is out of bounds: the chapter has sections 1–{max_section}")
         out.extend(range(lo, hi + 1))
     if not out:
-        raise UsageError(f"empty section range {text!r}")
+        raise UsageError(f"empty section range {shown(text)}")
     return sorted(set(out))

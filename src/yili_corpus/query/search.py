@@ -2,20 +2,174 @@
 
 Simplified, traditional and variant forms and punctuation do not matter: the query and every
 unit are compared through the same key (OpenCC t2s, then the variant table the TEI header carries).
-``regex`` runs a regular expression on the keys, with a time limit; ``word`` keeps only matches
+``regex`` runs a regular expression on the keys: the pattern is checked against size bounds
+before it is compiled (:func:`check_regex`) and the search has a time limit; ``word`` keeps only matches
 that are whole words for jieba, with a user dictionary of ritual terms made from the corpus.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from .index import Index, Record
 
-#: Seconds a regular expression may run over the whole corpus.
+#: Seconds a regular expression may take over the whole corpus, compiling included.
 REGEX_BUDGET = 1.0
+
+# Bounds checked before a pattern is compiled. Compiling is not interruptible (it runs in C), so
+# what it may cost is bounded by what it is given: the regex module writes a counted repeat out
+# in full, and repeats inside repeats multiply ('a{1000000000}', 14 bytes, grew to 9 GB).
+
+#: Characters a pattern may have: a long paragraph's worth; a longer pattern is a paste error,
+#: and the length bounds the scan below and the compile.
+MAX_REGEX_CHARS = 1000
+#: The largest count a repeat ({n}, {n,}, {n,m}, {,m}) may ask for: half the longest unit of the
+#: chapter (a translation paragraph of 2,005 characters), where a search needs counts of a few.
+MAX_REGEX_REPEAT = 1000
+#: How deep groups (and, under (?V1), nested character sets) may nest. The regex module parses
+#: recursively in Python and ran out of stack near 200 levels (an internal error); 32 is far
+#: from that and far beyond what a search needs.
+MAX_REGEX_DEPTH = 32
+#: Items of the pattern with every counted repeat written out (repeats inside repeats multiply).
+#: At this size the worst pattern measured ('(?fi)(ß{100}){200}', full case folding) compiles in
+#: 0.05 s, the process at 45 MB; at 1,000,000 ('(a{1000}){1000}') it took 0.5 s and 280 MB.
+MAX_REGEX_SIZE = 20_000
+
+_QUANTIFIER = re.compile(r"\{(?:(\d*),(\d*)|(\d+))\}")
+# an inline flag group, (?flags) or (?flags:...; group 1 holds the flags it turns on (the regex
+# module's flag letters; (?R) and (?1) are calls, not flags)
+_FLAG_GROUP = re.compile(r"\(\?((?:[Labefimprsuwx]|V[01])*)(?:-(?:[Labefimprsuwx]|V[01])+)?[:)]")
+# a POSIX class inside a set, exactly as the regex module reads one ([:alpha:], [:^Script=Han:])
+_POSIX = re.compile(r"\[:\^?[A-Za-z0-9 &_.-]*(?:[:=][A-Za-z0-9 &_./-]*[A-Za-z0-9&_./-][A-Za-z0-9 &_./-]*)?:\]")
+_SET_OPS = ("||", "~~", "&&", "--")
+# the opening of a group up to its content
+_GROUP_OPEN = re.compile(r"\((?:\?(?:P?<[A-Za-z_][A-Za-z0-9_]*>|<[=!]|[:=!>|]))?")
+
+
+def _escape_end(p: str, i: int) -> int:
+    """The end of the escape starting at ``p[i] == '\\'``: the backslash and one character. The
+    name of ``\\p{…}``, ``\\N{…}`` or ``\\g<…>`` is read on as ordinary characters (more items,
+    never fewer): when it is not a valid name, the regex module reads it so too, as pattern."""
+    return i + 2
+
+
+def _set_end(p: str, i: int, v1: bool) -> tuple[int, int]:
+    """The end of the character set starting at ``p[i] == '['`` and how deep its sets nest
+    (nested sets exist only under VERSION1)."""
+    j, depth, deepest, first = i + 1, 1, 1, True
+    if p[j : j + 1] == "^":
+        j += 1
+    while j < len(p):
+        c = p[j]
+        if c == "\\":
+            j, first = _escape_end(p, j), False
+        elif c == "[" and (m := _POSIX.match(p, j)):
+            j, first = m.end(), False
+        elif c == "[" and v1:
+            depth += 1
+            deepest = max(deepest, depth)
+            j += 1
+            if p[j : j + 1] == "^":
+                j += 1
+            first = True
+        elif c == "]" and not first:
+            depth -= 1
+            j += 1
+            if depth == 0:
+                return j, deepest
+        elif v1 and p.startswith(_SET_OPS, j):
+            j, first = j + 2, True
+        else:
+            j, first = j + 1, False
+    return len(p), deepest
+
+
+def _refuse(pattern: str, why: str) -> UsageError:
+    return UsageError(f"the regular expression {shown(pattern)} is refused: {why}")
+
+
+def _regex_cost(p: str, v1: bool, shown_as: str) -> tuple[int, int]:
+    """(size, depth) of a pattern as the regex module would read it in VERSION0 or VERSION1:
+    its items with counted repeats written out, and how deep its groups nest. Raises a
+    :class:`UsageError` for a repeat count over the bound or the verbose flag (whose comments
+    this scan does not follow)."""
+    stack = [[0, 0]]  # per open group: [size so far, size of its last item]
+    deepest = 0
+    i, n = 0, len(p)
+    while i < n:
+        c = p[i]
+        item = 1
+        if c == "\\":
+            i = _escape_end(p, i)
+        elif c == "[":
+            i, d = _set_end(p, i, v1)
+            deepest = max(deepest, len(stack) - 1 + d - 1)  # a set nested in a set is a level
+        elif c == "(" and p.startswith("(?#", i):  # a comment: up to the first ) not escaped
+            j = i + 3
+            while j < n and p[j] != ")":
+                j += 2 if p[j] == "\\" else 1
+            i = j + 1
+            continue
+        elif c == "(":
+            m = _FLAG_GROUP.match(p, i)
+            if m and "x" in m.group(1):
+                raise _refuse(shown_as, "the x (verbose) flag is not supported in a search pattern")
+            if m and m.group(0).endswith(")"):  # flags only: no item
+                i = m.end()
+                continue
+            stack.append([0, 0])
+            deepest = max(deepest, len(stack) - 1)
+            i = _GROUP_OPEN.match(p, i).end()  # (, (?:, (?P<name>, (?<=, … : the opening is no item
+            continue
+        elif c == ")":
+            if len(stack) > 1:
+                item = stack.pop()[0]
+            i += 1
+        elif c in "*+?":  # unbounded or optional: not written out
+            i += 1
+            continue
+        elif c == "|":
+            stack[-1][1] = 0
+            i += 1
+            continue
+        elif c == "{" and (m := _QUANTIFIER.match(p, i)):
+            counts = [x for x in m.groups() if x]
+            for x in counts:
+                if len(x.lstrip("0")) > len(str(MAX_REGEX_REPEAT)) or int(x) > MAX_REGEX_REPEAT:
+                    q = m.group(0) if len(m.group(0)) <= 20 else m.group(0)[:16] + "…}"
+                    raise _refuse(shown_as, f"the repeat {q} is more than the {MAX_REGEX_REPEAT} repeats allowed")
+            times = max([int(x) for x in counts] or [1])
+            top = stack[-1]
+            top[0] += top[1] * (times - 1)
+            top[1] *= times
+            i = m.end()
+            continue
+        else:
+            i += 1
+        top = stack[-1]
+        top[0] += item
+        top[1] = item
+    return sum(f[0] for f in stack), deepest
+
+
+def check_regex(pattern: str, shown_as: str | None = None) -> None:
+    """Refuse a pattern whose compiling could run away, saying which bound it passes: its length,
+    a repeat count, how deep its groups nest, or its size with repeats written out. Messages
+    quote ``shown_as`` (the user's query, before normalising) if given."""
+    shown_as = pattern if shown_as is None else shown_as
+    if len(pattern) > MAX_REGEX_CHARS:
+        raise _refuse(shown_as, f"it has {len(pattern)} characters (at most {MAX_REGEX_CHARS})")
+    # (?V1) switches the whole pattern to VERSION1 (nested sets): count both readings then
+    for v1 in (False, True) if "V1" in pattern else (False,):
+        size, depth = _regex_cost(pattern, v1, shown_as)
+        if depth > MAX_REGEX_DEPTH:
+            raise _refuse(shown_as, f"its groups nest {depth} deep (at most {MAX_REGEX_DEPTH})")
+        if size > MAX_REGEX_SIZE:
+            raise _refuse(shown_as, f"its repeats, written out, make about {size} items (at most {MAX_REGEX_SIZE}; "
+                                    "repeats inside repeats multiply)")
 
 
 class QueryNormaliser:
@@ -86,11 +240,15 @@ def search(
     if regex:
         import regex as re2
 
-        try:
-            rx = re2.compile(_regex_key(query, norm))
-        except re2.error as exc:
-            raise UsageError(f"invalid regular expression {query!r}: {exc}") from None
         deadline = time.monotonic() + REGEX_BUDGET
+        pattern = _regex_key(query, norm)
+        check_regex(pattern, query)
+        try:
+            rx = re2.compile(pattern)
+        except re2.error as exc:
+            raise UsageError(f"invalid regular expression {shown(query)}: {exc}") from None
+        except (RecursionError, MemoryError, OverflowError) as exc:  # past the checks all the same
+            raise _refuse(query, f"too complex to compile ({type(exc).__name__})") from None
         for rec in index.rows(layers, sections):
             left = deadline - time.monotonic()
             try:
@@ -101,12 +259,12 @@ def search(
                         spans.append((rec, m.start(), m.end()))
             except TimeoutError:
                 raise UsageError(
-                    f"the regular expression {query!r} ran over {REGEX_BUDGET:g} s and was stopped; simplify it"
+                    f"the regular expression {shown(query)} ran over {REGEX_BUDGET:g} s and was stopped; simplify it"
                 ) from None
     else:
         key = norm.key(query)
         if not key:
-            raise UsageError(f"the query {query!r} has no Chinese characters to search for")
+            raise UsageError(f"the query {shown(query)} has no Chinese characters to search for")
         if not word:
             # count everything without building hits; build hits only for the page wanted
             counts: dict[str, int] = {}

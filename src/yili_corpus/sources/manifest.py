@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import DataError
 from ..model import ParsedSource
 from . import PARSERS
-from .reader import read_source
+from .reader import read_corpus_file, read_source, utf8_error
 
 
 @dataclass
@@ -51,6 +51,8 @@ class Manifest:
         raise KeyError(sid)
 
     def table(self, name: str) -> Path:
+        if name not in self.tables:
+            raise DataError(f"[tables] has no {name} (the file of the {name} table)", str(self.corpus_dir / "manifest.toml"))
         return self.corpus_dir / self.tables[name]
 
     @property
@@ -60,20 +62,25 @@ class Manifest:
 
 
 def sha256_file(path: Path) -> str:
-    """The hex sha256 of a file."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The hex sha256 of a file of the corpus (read as :func:`read_corpus_file` reads)."""
+    return hashlib.sha256(read_corpus_file(path, "source file")).hexdigest()
 
 
 def load_manifest(corpus_dir: Path | str) -> Manifest:
     """Load and check ``manifest.toml`` in ``corpus_dir``."""
     corpus_dir = Path(corpus_dir)
     path = corpus_dir / "manifest.toml"
+    if not path.exists():
+        raise DataError("manifest not found", str(path))
+    raw = read_corpus_file(path, "manifest")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError("manifest not found", str(path)) from None
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise utf8_error(raw, exc, str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"not valid TOML: {exc}", str(path)) from None
+    except ValueError as exc:  # tomllib's int() of a number of over 4300 digits
+        raise DataError(f"not valid TOML: {str(exc)[:100]}", str(path)) from None
     try:
         ch = data["chapter"]
         m = Manifest(
@@ -94,7 +101,12 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
                 )
             )
     except (KeyError, TypeError, ValueError) as exc:
-        raise DataError(f"manifest entry missing or wrong: {exc}", str(path)) from None
+        raise DataError(f"manifest entry missing or wrong: {str(exc)[:200]}", str(path)) from None
+    strings = [m.chapter_id, m.chapter_title, m.work_title, m.base, *m.tables.values()]
+    strings += [x for s in m.sources for x in (s.id, s.file, s.format, s.description, s.sha256, s.edition, *s.layers)]
+    if not all(isinstance(x, str) for x in strings):
+        raise DataError("manifest entry of the wrong type: ids, titles, files, formats, layers and sha256 are "
+                        "strings", str(path))
     for s in m.sources:
         if s.order not in ("text", "scrambled"):
             raise DataError(f"source {s.id}: order must be text or scrambled, found {s.order!r}", str(path))

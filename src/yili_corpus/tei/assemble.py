@@ -275,16 +275,15 @@ def load_works(path: Any) -> list[tuple[str, str, str, str]]:
     from pathlib import Path
 
     from ..errors import DataError
+    from ..tables import read_lines
 
     p = Path(path)
-    try:
-        lines = [ln for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
-    except OSError as exc:
-        raise DataError(f"cannot read works table: {exc.strerror}", str(p)) from None
+    numbered = read_lines(p, "works table")  # unreadable or not UTF-8: DataError naming the line
     out = []
-    for i, row in enumerate(csv.DictReader(lines, delimiter="\t"), start=2):
+    rows = csv.DictReader([ln for _i, ln in numbered], delimiter="\t", quoting=csv.QUOTE_NONE)
+    for (i, _ln), row in zip(numbered[1:], rows, strict=False):
         if not row.get("title") or not row.get("normal") or row.get("kind") not in ("chapter", "work", "part", "poem"):
-            raise DataError(f"bad works row {i - 1}: {row!r}", str(p))
+            raise DataError(f"bad works row: {str(row)[:200]}", str(p), i)
         out.append((row["title"], row["normal"], row["kind"], row.get("seen") or ""))
     return out
 

@@ -8,13 +8,12 @@ variant forms through the table ``corpus/variants.tsv``. The diplomatic text is 
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import DataError
+from ..errors import DataError, shown
 from ..model import is_text_char
 
 GETA = "\u3013"
@@ -44,20 +43,16 @@ class VariantTable:
     @classmethod
     def load(cls, path: Path | str) -> VariantTable:
         """Read ``form<TAB>normal<TAB>seen`` rows; ``#`` starts a comment line."""
+        from ..tables import read_table
+
         t = cls()
         p = Path(path)
-        try:
-            lines = p.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise DataError(f"cannot read variant table: {exc.strerror}", str(p)) from None
-        rows = [ln for ln in lines if ln.strip() and not ln.startswith("#")]
-        reader = csv.reader(rows, delimiter="\t")
-        header = next(reader, None)
-        if header is None or [h.strip() for h in header[:3]] != ["form", "normal", "seen"]:
-            raise DataError("variant table must start with the header form, normal, seen", str(p), 1)
-        for i, row in enumerate(reader, start=2):
+        # line numbers are the file's (the rows were once counted after dropping comment lines,
+        # so a bad row on line 20 was reported as line 15)
+        for i, row in read_table(p, ["form", "normal", "seen"], "variant table"):
             if len(row) < 3 or len(row[0]) != 1 or len(row[1]) != 1 or not row[2].strip():
-                raise DataError(f"bad variant row {row!r}: one character, one character, a note", str(p), i)
+                raise DataError(f"bad variant row {shown(chr(9).join(row))}: one character, one character, a note",
+                                str(p), i)
             form, normal = row[0], row[1]
             t.fold[form] = normal
             t.seen[form] = row[2].strip()
