@@ -173,6 +173,7 @@ def test_offline_without_cached_schema_says_so(tmp_path: Path, monkeypatch: pyte
         raise OSError("network is unreachable")
 
     monkeypatch.setattr(schema_mod.subprocess, "run", no_network)
+    monkeypatch.setattr(schema_mod, "_FETCHED", None)  # nothing fetched earlier in this process
     with pytest.raises(UsageError, match="cannot fetch the TEI schema.*--schema PATH"):
         schema_mod.schema_path()
     r = CliRunner().invoke(main, ["validate", str(TEI_FILE)])

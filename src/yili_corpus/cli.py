@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from . import __version__
-from .errors import UsageError, YiliError
+from .errors import UsageError, YiliError, shown
 
 
 def _corpus_dir(value: str | None) -> Path:
@@ -26,14 +28,70 @@ def _corpus_dir(value: str | None) -> Path:
     raise UsageError("no corpus/manifest.toml in this folder or above; run yili in the project folder or pass --corpus DIR")
 
 
+#: Characters an error line may have (a few terminal lines). A message quotes the user's input cut
+#: short (errors.shown); this is the net for any message that still grew (click's own messages
+#: quote a bad value whole; a path may be long).
+MAX_MESSAGE_CHARS = 400
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _error_line(message: str) -> str:
+    """``yili: error: MESSAGE`` on one line, at most :data:`MAX_MESSAGE_CHARS` long, encodable
+    (a lone surrogate from undecodable input is shown as its escape)."""
+    msg = " ".join(str(message).split())
+    room = MAX_MESSAGE_CHARS - len("yili: internal error: ")
+    if len(msg) > room:
+        msg = msg[: room - 80] + " … " + msg[-77:]  # the end often says what to do: keep it
+    return "yili: error: " + msg.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _check_out_dir(folder: Path, option: str) -> None:
+    """Refuse an output folder that cannot be one: a file (or a file where a parent folder
+    would be made), or a folder that cannot be written."""
+    p = folder
+    while not os.path.lexists(p) and p.parent != p:
+        p = p.parent
+    if not p.is_dir():
+        where = "" if p == folder else f" ({p} is in the way)"
+        raise UsageError(f"{option} {folder} is not a folder{where}")
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {folder}: cannot write in {p}")
+
+
 class YiliGroup(click.Group):
     """A group that turns every error into a one-line message and its exit code."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """click's main, with click's own usage errors (unknown option, missing argument, bad
+        value) as one line ``yili: error: …`` and exit 2, like every other error."""
+        if not kwargs.get("standalone_mode", True):
+            return super().main(*args, **kwargs)
+        kwargs["standalone_mode"] = False
+        try:
+            rv = super().main(*args, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as exc:  # `yili` or `yili import` alone: the help
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            names = []
+            c = getattr(exc, "ctx", None)
+            while c is not None and c.parent is not None:
+                names.insert(0, c.info_name)
+                c = c.parent
+            hint = f" ({' '.join(['yili', *names])} --help for usage)" if isinstance(exc, click.UsageError) else ""
+            click.echo(_error_line(exc.format_message().rstrip(".") + hint), err=True)
+            sys.exit(2)
+        except click.exceptions.Abort:
+            click.echo("yili: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(rv if isinstance(rv, int) else 0)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except YiliError as exc:
-            click.echo(f"yili: error: {exc}", err=True)
+            click.echo(_error_line(str(exc)), err=True)
             ctx.exit(exc.exit_code)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
@@ -50,7 +108,8 @@ class YiliGroup(click.Group):
         except Exception as exc:  # noqa: BLE001 - no traceback reaches a user
             if os.environ.get("YILI_DEBUG"):
                 raise
-            click.echo(f"yili: internal error: {type(exc).__name__}: {exc} (set YILI_DEBUG=1 for a traceback)", err=True)
+            click.echo(_error_line(f"{type(exc).__name__}: {exc} (set YILI_DEBUG=1 for a traceback)")
+                       .replace("yili: error:", "yili: internal error:", 1), err=True)
             ctx.exit(3)
         return None
 
@@ -92,8 +151,14 @@ def _overlay_dir(ctx: click.Context, into: str | None = None) -> Path:
     return overlay_dir(into or (ctx.find_root().obj or {}).get("overlay"))
 
 
-def _echo_json(data: object) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+def _json_text(data: object, sort_keys: bool = False) -> str:
+    """JSON as the commands print it, always valid UTF-8: a lone surrogate (from a command-line
+    argument that was not UTF-8) becomes U+FFFD."""
+    return _SURROGATES.sub("\ufffd", json.dumps(data, ensure_ascii=False, indent=2, sort_keys=sort_keys))
+
+
+def _echo_json(data: object, sort_keys: bool = False) -> None:
+    click.echo(_json_text(data, sort_keys))
 
 
 def _hant(text: str) -> str:
@@ -156,10 +221,10 @@ def _print_hits(res: dict) -> None:  # type: ignore[type-arg]
 
     names = {"jing": "经", "ji": "记", "zhu": "郑注", "shu": "贾疏", "note": "今注", "trans": "今译"}
     if not res["total"]:
-        click.echo(f"no hits for {res['query']!r}")
+        click.echo(f"no hits for {shown(res['query'])}")
         return
     summary = ", ".join(f"{names[k]} {res['counts'][k]}" for k in LAYERS if k in res["counts"])
-    click.echo(f"{res['total']} hits for {res['query']!r}: {summary}")
+    click.echo(f"{res['total']} hits for {shown(res['query'])}: {summary}")
     if len(res["hits"]) < res["total"]:
         click.echo(f"(the first {len(res['hits'])} shown)")
     for lay in LAYERS:
@@ -222,7 +287,7 @@ def cite(ctx: click.Context, text: str, style: str, as_json: bool) -> None:
     if as_json:
         _echo_json(res)
     elif not res["results"]:
-        click.echo(f"no passage close enough to {text!r}")
+        click.echo(f"no passage close enough to {shown(text)}")
     else:
         best = res["results"][0]
         click.echo(best["formatted"])
@@ -353,6 +418,9 @@ def build(corpus: str | None, tei_dir: str | None, report_dir: str | None, check
     cdir = _corpus_dir(corpus)
     tdir = Path(tei_dir) if tei_dir else cdir.parent / "tei"
     rdir = Path(report_dir) if report_dir else cdir.parent / "build"
+    if not check:  # before the build: a bad destination costs nothing and leaves nothing behind
+        _check_out_dir(tdir, "--tei-dir")
+        _check_out_dir(rdir, "--report-dir")
     result = run_build(cdir)
     if check:
         p = tei_path(result, tdir)
@@ -362,7 +430,7 @@ def build(corpus: str | None, tei_dir: str | None, report_dir: str | None, check
         return
     paths = write_outputs(result, tdir, rdir)
     if as_json:
-        click.echo(json.dumps(report_json(result), ensure_ascii=False, indent=2, sort_keys=True))
+        _echo_json(report_json(result), sort_keys=True)
         return
     if not quiet:
         click.echo(format_report(result))
@@ -379,37 +447,59 @@ def build(corpus: str | None, tei_dir: str | None, report_dir: str | None, check
 @click.argument("files", nargs=-1, metavar="[FILE]...")
 @click.option("--schema", "schema", metavar="PATH", help="A tei_all.rng to use instead of the cached one.")
 @click.option("--no-schema", is_flag=True, help="Check only the project's own rules.")
-def validate(files: tuple[str, ...], schema: str | None, no_schema: bool) -> None:
+@click.option("--corpus", "corpus", metavar="DIR",
+              help="The corpus folder the source pointers (corpus/FILE#char=A,B) are checked against "
+                   "(default: corpus/ beside the TEI's folder).")
+@click.option("--no-sources", is_flag=True,
+              help="Skip the source check (by default a TEI with no corpus to check against fails).")
+def validate(files: tuple[str, ...], schema: str | None, no_schema: bool, corpus: str | None,
+             no_sources: bool) -> None:
     """Validate TEI files against TEI P5 tei_all and the project's rules.
 
     With no FILE, every .xml file in tei/. The schema is fetched from the package registry at
     first use and cached (see docs/encoding.md); --schema PATH uses your own copy.
 
+    Every source pointer must quote its corpus file exactly, and resolve inside the corpus
+    folder. A TEI copied away from its corpus fails (exit 2) unless --corpus DIR names the
+    corpus or --no-sources skips the check.
+
     \b
     Example:
       yili validate
       yili validate tei/yili-xiangsheli.xml --schema ~/tei_all.rng
+      yili validate ~/copy.xml --corpus ~/yili-corpus/corpus
     """
     from .tei.validate import validate_file
 
+    if no_sources and corpus:
+        raise UsageError("--corpus and --no-sources contradict each other; give one")
+    cdir = _corpus_dir(corpus) if corpus else None
     paths = [Path(f) for f in files]
     if not paths:
-        tdir = _corpus_dir(None).parent / "tei"
+        tdir = (cdir or _corpus_dir(None)).parent / "tei"
         paths = sorted(tdir.glob("*.xml"))
         if not paths:
             raise UsageError(f"no TEI files in {tdir}; run yili build first")
-    bad = 0
+    bad = unchecked = 0
     for p in paths:
-        if not p.is_file():
+        if not p.exists():
             raise UsageError(f"no such file: {p}")
-        problems = validate_file(p, schema=schema, use_schema=not no_schema)
+        problems = validate_file(p, schema=schema, use_schema=not no_schema, corpus_dir=cdir,
+                                 sources=not no_sources)
         for pr in problems:
             click.echo(str(pr), err=True)
-        bad += len(problems)
+        real = [pr for pr in problems if pr.kind == "problem"]
+        bad += len(real)
+        unchecked += len(problems) - len(real)
         what = "the project's rules" if no_schema else "tei_all and the project's rules"
-        click.echo(f"{p}: {'valid' if not problems else f'{len(problems)} problem(s)'} ({what})")
+        if no_sources:
+            what += ", sources not checked"
+        status = f"{len(real)} problem(s)" if real else ("not checked against its sources" if problems else "valid")
+        click.echo(f"{p}: {status} ({what})")
     if bad:
         raise YiliStale(f"{bad} problem(s) found")
+    if unchecked:
+        raise UsageError("the source check could not run; pass --corpus DIR, or --no-sources to skip it")
 
 
 @main.command("align-report")
@@ -427,7 +517,7 @@ def align_report(corpus: str | None, as_json: bool) -> None:
 
     rep = alignment_report(run_build(_corpus_dir(corpus)))
     if as_json:
-        click.echo(json.dumps(rep, ensure_ascii=False, indent=2, sort_keys=True))
+        _echo_json(rep, sort_keys=True)
     else:
         click.echo(format_alignment(rep))
 
@@ -446,13 +536,17 @@ def import_() -> None:
 @click.option("--name", required=True, help="Name of the overlay (letters, digits, - and _).")
 @click.option("--lang", default="zh-Hans", show_default=True, help="Language of the translation.")
 @click.option("--into", metavar="DIR", help="Write the overlay here instead of the overlay folder.")
+@click.option("--force", is_flag=True, help="Replace an overlay NAME that is a translation too.")
 @click.option("--json", "as_json", is_flag=True, help="Print the alignment report as JSON.")
 @click.pass_context
-def import_translation_cmd(ctx: click.Context, file: str, name: str, lang: str, into: str | None, as_json: bool) -> None:
+def import_translation_cmd(ctx: click.Context, file: str, name: str, lang: str, into: str | None, force: bool,
+                           as_json: bool) -> None:
     """Align a plain-text translation of the chapter and store it as the layer trans:NAME.
 
     Paragraphs are separated by blank lines (or one a line), in any order; classical sentences
-    interleaved are left out. A file that is not a translation of this chapter is refused.
+    interleaved are left out. A file that is not a translation of this chapter is refused, and so
+    is one larger than 1 MB. An existing overlay NAME is replaced only with --force, and only if
+    it is a translation (remove a witness of that name first: yili overlays remove NAME).
 
     \b
     Example:
@@ -462,7 +556,7 @@ def import_translation_cmd(ctx: click.Context, file: str, name: str, lang: str, 
     from .overlay import import_translation
 
     c = _corpus(ctx)
-    rep = import_translation(c.document, Path(file), name, lang, _overlay_dir(ctx, into))
+    rep = import_translation(c.document, Path(file), name, lang, _overlay_dir(ctx, into), force=force)
     if as_json:
         _echo_json(rep)
         return
@@ -483,11 +577,16 @@ def import_translation_cmd(ctx: click.Context, file: str, name: str, lang: str, 
 @click.option("--name", required=True, help="Name of the overlay (letters, digits, - and _).")
 @click.option("--format", "fmt", type=click.Choice(["plain", "mandoku"]), default="plain", show_default=True)
 @click.option("--into", metavar="DIR", help="Write the overlay here instead of the overlay folder.")
+@click.option("--force", is_flag=True, help="Replace an overlay NAME that is a witness too.")
 @click.option("--json", "as_json", is_flag=True, help="Print the collation report as JSON.")
 @click.pass_context
-def import_witness_cmd(ctx: click.Context, file: str, name: str, fmt: str, into: str | None, as_json: bool) -> None:
+def import_witness_cmd(ctx: click.Context, file: str, name: str, fmt: str, into: str | None, force: bool,
+                       as_json: bool) -> None:
     """Collate another edition of the 经 against the reading text: its readings go into the
     overlay's apparatus, its parenthesised commentary becomes the layer zhu:NAME.
+
+    An existing overlay NAME is replaced only with --force, and only if it is a witness (remove
+    a translation of that name first: yili overlays remove NAME).
 
     \b
     Example:
@@ -496,7 +595,7 @@ def import_witness_cmd(ctx: click.Context, file: str, name: str, fmt: str, into:
     from .overlay import import_witness
 
     c = _corpus(ctx)
-    rep = import_witness(c.document, Path(file), name, fmt, _overlay_dir(ctx, into))
+    rep = import_witness(c.document, Path(file), name, fmt, _overlay_dir(ctx, into), force=force)
     if as_json:
         _echo_json(rep)
         return
@@ -536,12 +635,9 @@ def overlays(ctx: click.Context) -> None:
 @click.pass_context
 def overlays_remove(ctx: click.Context, name: str) -> None:
     """Remove the overlay NAME."""
-    from .overlay import check_name
+    from .overlay import remove_overlay
 
-    p = _overlay_dir(ctx) / f"{check_name(name)}.xml"
-    if not p.exists():
-        raise UsageError(f"no overlay {name!r} in {p.parent}")
-    p.unlink()
+    p = remove_overlay(_overlay_dir(ctx), name)
     click.echo(f"removed {p}")
 
 

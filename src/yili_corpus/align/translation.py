@@ -16,6 +16,7 @@ proper (issue #3).
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 
@@ -250,6 +251,13 @@ MAX_BEAD_SENTENCES = max(k for k, _l in BEADS)
 MAX_BEAD_CLAUSES = max(n for _k, n in BEADS)
 
 
+#: The widest band (clauses either side of the diagonal) in which :func:`place_unordered` tries a
+#: paragraph on a candidate window. The work grows with it; a paragraph of up to 270 characters
+#: (nearly all) gets the band it always had (half its window), a longer one this much, which is
+#: still wider than the drift of a real translation from its diagonal.
+PLACE_BAND = 16
+
+
 @dataclass
 class SentenceLink:
     """Sentences ``sentences`` of paragraph ``para`` render clauses ``clauses`` (indices)."""
@@ -273,12 +281,107 @@ class _Lex:
         self.cuni = [set(k) for k in clause_keys]
         self.cbi = [{k[i : i + 2] for i in range(len(k) - 1)} for k in clause_keys]
         self.cw = [sum(self.w.get(ch, 0.0) for ch in set(k)) or 1.0 for k in clause_keys]
+        # per clause, the weight of each of its characters and bigrams (match's inner loop)
+        w = self.w
+        self.uw = [{ch: w.get(ch, 0.0) for ch in u} for u in self.cuni]
+        self.bw = [{g: w.get(g[0], 0.0) + w.get(g[1], 0.0) for g in b} for b in self.cbi]
+        #: clause characters before each clause (the length prior of the sentence aligner)
+        self.cpre = [0]
+        for k in clause_keys:
+            self.cpre.append(self.cpre[-1] + max(1, len(k)))
+        self._spre: tuple[frozenset[int], list[int]] | None = None
+        self._post: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
+
+    def evidence_row(self, para_key: str) -> list[float]:
+        """:func:`evidence` of one paragraph, with the clauses' idf as character weights (as
+        :func:`place_unordered` uses it), its matches found through the clauses that hold each
+        of its characters and bigrams rather than by intersecting it with every clause: the
+        work grows with its matches, and a short paragraph costs little more than the one pass
+        that normalises the row (finding 8)."""
+        up, bp = self._postings()
+        n = len(self.cuni)
+        raw = [0.0] * n
+        uni, bi = _grams(para_key)
+        for g in bi:
+            for c in bp.get(g, ()):
+                raw[c] += 2.0
+        for ch in uni:
+            wv = self.w.get(ch, 0.0) * 0.5
+            for c in up.get(ch, ()):
+                raw[c] += wv
+        mean = sum(raw) / n
+        sd = math.sqrt(sum((x - mean) ** 2 for x in raw) / n) or 1.0
+        return [(x - mean) / sd for x in raw]
+
+    def _postings(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+        """For every character and bigram, the clauses that hold it, in order."""
+        if self._post is None:
+            up: dict[str, list[int]] = {}
+            bp: dict[str, list[int]] = {}
+            for c, (u, b) in enumerate(zip(self.cuni, self.cbi, strict=True)):
+                for ch in u:
+                    up.setdefault(ch, []).append(c)
+                for g in b:
+                    bp.setdefault(g, []).append(c)
+            self._post = (up, bp)
+        return self._post
+
+    def match_range(self, uni: set[str], bi: set[str], c0: int, c1: int) -> list[float]:
+        """:meth:`match` of the sentence(s) ``uni``/``bi`` with each clause of ``[c0, c1)``, found
+        through the clauses that hold each of its characters and bigrams: the work grows with the
+        sentence's matches in the range, not with the range times the clause (finding 8)."""
+        up, bp = self._postings()
+        m = [0.0] * (c1 - c0)
+        w = self.w
+        for ch in uni:
+            post = up.get(ch)
+            if post:
+                wv = w[ch]
+                for c in post[bisect_left(post, c0) : bisect_left(post, c1)]:
+                    m[c - c0] += wv
+        for g in bi:
+            post = bp.get(g)
+            if post:
+                wv = w[g[0]] + w[g[1]]
+                for c in post[bisect_left(post, c0) : bisect_left(post, c1)]:
+                    m[c - c0] += wv
+        cw = self.cw
+        return [x / cw[c] for c, x in enumerate(m, c0)]
+
+    def section_prefix(self, starts: set[int]) -> list[int]:
+        """How many of ``starts`` (section-opening clauses) lie before each clause."""
+        key = frozenset(starts)
+        if self._spre is None or self._spre[0] != key:
+            spre = [0]
+            for c in range(len(self.cuni)):
+                spre.append(spre[-1] + (1 if c in starts else 0))
+            self._spre = (key, spre)
+        return self._spre[1]
+
+    def mean_match(self, keys: list[str]) -> list[float]:
+        """For every clause, its mean :meth:`match` over the sentences ``keys`` (a background).
+
+        Computed from how many sentences hold each character and bigram, so it costs one pass
+        over the sentences and one over the clauses (the sum of the matches sentence by sentence,
+        for every clause, grew with clauses × sentences: finding 8 of issue 10)."""
+        n = len(keys)
+        dfu: Counter[str] = Counter()
+        dfb: Counter[str] = Counter()
+        for k in keys:
+            dfu.update(set(k))
+            dfb.update({k[i : i + 2] for i in range(len(k) - 1)})
+        w = self.w
+        out = []
+        for cu, cb, cw in zip(self.cuni, self.cbi, self.cw, strict=True):
+            m = sum(w.get(ch, 0.0) * dfu[ch] for ch in cu if ch in dfu)
+            m += sum((w.get(g[0], 0.0) + w.get(g[1], 0.0)) * dfb[g] for g in cb if g in dfb)
+            out.append(m / cw / n if n else 0.0)
+        return out
 
     def match(self, c: int, uni: set[str], bi: set[str]) -> float:
         """Share of clause ``c``'s weighted characters (and bigrams, doubled) found in a sentence."""
-        w = self.w
-        m = sum(w.get(ch, 0.0) for ch in self.cuni[c] & uni)
-        m += 2.0 * sum(w.get(g[0], 0.0) + w.get(g[1], 0.0) for g in self.cbi[c] & bi) / 2.0
+        m = sum(map(self.uw[c].__getitem__, self.cuni[c] & uni))
+        m += sum(map(self.bw[c].__getitem__, self.cbi[c] & bi))  # each bigram: both its characters
         return m / self.cw[c]
 
 
@@ -294,6 +397,9 @@ def align_sentences(
     lex: _Lex | None = None,
     score_out: list[float] | None = None,
     background: list[str] | None = None,
+    bg_base: list[float] | None = None,
+    max_half: int | None = None,
+    fast: bool = False,
 ) -> list[SentenceLink]:
     """Align the sentences of consecutive translation paragraphs to clauses, monotonically.
 
@@ -304,7 +410,12 @@ def align_sentences(
     an average sentence of the same paragraph) less a length prior (squared log-deviation from
     ``rho`` translation characters per 经 character) and the bead's cost; with ``background``
     (sentence keys of the whole translation) the average is over those instead, which a single
-    short paragraph needs. A group of sentences
+    short paragraph needs (``bg_base``, :meth:`_Lex.mean_match` of the background, saves
+    computing it again on every call; ``max_half`` caps the half-width of the search band;
+    ``fast`` finds the lexical evidence of a row through :meth:`_Lex.match_range`, equal to
+    :meth:`_Lex.match` but for the order of its additions, so not for the build, whose output
+    must not move by a rounding).
+    A group of sentences
     never spans two paragraphs, and a bead whose clauses run across a section start pays
     ``cross_cost``.
     """
@@ -320,23 +431,22 @@ def align_sentences(
     suni = [set(k) for _p, _i, k in sents]
     sbi = [{k[i : i + 2] for i in range(len(k) - 1)} for _p, _i, k in sents]
     slen = [max(1, len(k)) for _p, _i, k in sents]
-    clen = [max(1, len(k)) for k in clause_keys]
     # baseline per (paragraph, clause): the clause's mean match over that paragraph's sentences
     base_cache: dict[tuple[int, int], float] = {}
     members: dict[int, list[int]] = {}
     for t in range(S):
         members.setdefault(sents[t][0], []).append(t)
 
-    bg = [(set(k), {k[i : i + 2] for i in range(len(k) - 1)}) for k in background or []]
+    if bg_base is None and background:
+        bg_base = lex.mean_match(background)
 
     def baseline(p: int, c: int) -> float:
-        key = (-1, c) if bg else (p, c)
+        if bg_base is not None:
+            return bg_base[c]
+        key = (p, c)
         if key not in base_cache:
-            if bg:
-                base_cache[key] = sum(lex.match(c, u, b) for u, b in bg) / len(bg)
-            else:
-                idx = members[p]
-                base_cache[key] = sum(lex.match(c, suni[t], sbi[t]) for t in idx) / len(idx)
+            idx = members[p]
+            base_cache[key] = sum(lex.match(c, suni[t], sbi[t]) for t in idx) / len(idx)
         return base_cache[key]
 
     # the search keeps near the diagonal of each paragraph's run: sentence t, a share f of the
@@ -353,20 +463,27 @@ def align_sentences(
         done[p] = done.get(p, 0) + slen[t]
         centre = a + f * width
         half = max(band, 0.15 * width)
+        if max_half is not None:
+            half = min(half, max_half)
         lo_band.append(max(0, a - band, int(centre - half)))
         hi_band.append(min(len(clause_keys), b + 1 + band, int(centre + half) + 1))
     NEG = -1e18
-    best: dict[tuple[int, int], float] = {}
-    back: dict[tuple[int, int], tuple[int, int]] = {}
-    start_lo = lo_band[0]
-    for j in range(start_lo, hi_band[0] + 1):
-        best[(0, j)] = 0.0  # clauses before the first sentence are not this text's concern
-
-    group_cache: dict[tuple[int, int], tuple[set[str], set[str], int]] = {}
+    nC = len(clause_keys)
+    # best[i][j]: the best score of a state that has used sentences < i and clauses < j; back[i][j]
+    # the state it came from (one dict per row: cheaper than one keyed by (i, j))
+    best: list[dict[int, float]] = [{} for _ in range(S + 1)]
+    back: list[dict[int, int]] = [{} for _ in range(S + 1)]  # the state i, j as i * W + j
+    W = nC + 1
+    rows: list[list[int]] = [[] for _ in range(S + 1)]  # the j of the states reached in each row
+    for j in range(lo_band[0], hi_band[0] + 1):
+        best[0][j] = 0.0  # clauses before the first sentence are not this text's concern
+        rows[0].append(j)
 
     def group_sets(t0: int, t1: int) -> tuple[set[str], set[str], int]:
-        if (t0, t1) in group_cache:
-            return group_cache[(t0, t1)]
+        # made when needed, not kept: each group is needed once in the search (and again only
+        # for the links found), and keeping them all held memory in proportion to the input
+        if t1 == t0 + 1:
+            return suni[t0], sbi[t0], slen[t0]
         u: set[str] = set()
         b: set[str] = set()
         n = 0
@@ -374,94 +491,143 @@ def align_sentences(
             u |= suni[t]
             b |= sbi[t]
             n += slen[t]
-        group_cache[(t0, t1)] = (u, b, n)
         return u, b, n
 
-    ev_cache: dict[tuple[int, int, int], float] = {}
-
-    def ev(i: int, i2: int, c: int, u: set[str], b: set[str], p: int) -> float:
-        key = (i, i2, c)
-        v = ev_cache.get(key)
-        if v is None:
-            v = ev_cache[key] = lex.match(c, u, b) - baseline(p, c)
-        return v
-
-    cpre = [0]
-    for n_ in clen:
-        cpre.append(cpre[-1] + n_)
-    spre = [0]
-    for c in range(len(clause_keys)):
-        spre.append(spre[-1] + (1 if c in starts else 0))
+    cpre = lex.cpre
+    spre = lex.section_prefix(starts)
+    # the beads by number of sentences, each list by number of clauses (so a band check can stop)
+    beads_of: dict[int, list[tuple[int, float]]] = {}
+    for (k, l_), cost in BEADS.items():
+        beads_of.setdefault(k, []).append((l_, cost))
+    for v_ in beads_of.values():
+        v_.sort()
+    len_cache: dict[tuple[int, int], float] = {}
     para_start = {t for t in range(1, S) if sents[t][0] != sents[t - 1][0]}
-    rows: list[list[int]] = [[] for _ in range(S + 1)]  # the j of the states reached in each row
-    for (i0, j0) in best:
-        rows[i0].append(j0)
+    # the row where each paragraph's successor starts (S after the last)
+    first_rows = sorted(para_start | {0})
+    next_start = dict(zip(first_rows, [*first_rows[1:], S], strict=True))
+    skip_cost = BEADS[(1, 0)]
+    last_start = 0
+
+    def skip(i: int, j: int) -> None:
+        # paragraph starting at row i left out whole (its sentences as 1:0 beads), staying at j
+        i2 = next_start[i]
+        v = best[i][j] - skip_cost * (i2 - i)
+        if v > best[i2].get(j, NEG):
+            if j not in best[i2]:
+                rows[i2].append(j)
+            best[i2][j] = v
+            back[i2][j] = i * W + j
+
     for i in range(S + 1):
         lo = lo_band[min(i, S - 1)] if i < S else lo_band[S - 1]
-        hi = hi_band[min(i, S - 1)] if i < S else len(clause_keys)
+        hi = hi_band[min(i, S - 1)] if i < S else nC
+        row = best[i]
+        if (i in para_start or i == S) and i > 0:
+            if not rows[i]:
+                # no state reached this paragraph (the one before could not be aligned in its
+                # band): leave that one out rather than lose every paragraph after it
+                for j in list(rows[last_start]):
+                    skip(last_start, j)
+            last_start = i
+        if i in para_start and rows[i] and min(rows[i]) > hi:
+            # every state is beyond this paragraph's band (its run lies before text already
+            # taken: a repeated paragraph, two placed on the same clauses): it is left out
+            for j in list(rows[i]):
+                skip(i, j)
         if i in para_start and rows[i]:
             # between two paragraphs, clauses that no sentence renders are skipped freely (the
             # paragraphs may lie apart: a paragraph missing, a scrambled page): carry the best
             # state reached so far forward over the band
             run_v, run_j = NEG, -1
             for j in range(min(min(rows[i]), lo), hi + 1):
-                v = best.get((i, j), NEG)
+                v = row.get(j, NEG)
                 if v > run_v:
                     run_v, run_j = v, j
                 elif run_v > NEG and j >= lo:
-                    if (i, j) not in best:
+                    if j not in row:
                         rows[i].append(j)
-                    best[(i, j)] = run_v
-                    back[(i, j)] = (i, run_j)
+                    row[j] = run_v
+                    back[i][j] = i * W + run_j
         if i == S:
             break  # all sentences used: the clauses after them are free
         reached = sorted(j for j in set(rows[i]) if lo <= j <= hi)
         if not reached:
             continue
         # prefix sums of the clauses' evidence for the sentence groups starting at i
-        c0, c1 = reached[0], min(len(clause_keys), reached[-1] + MAX_BEAD_CLAUSES)
+        c0, c1 = reached[0], min(nC, reached[-1] + MAX_BEAD_CLAUSES)
         prefix: dict[int, list[float]] = {}
         glen: dict[int, int] = {}
+        p = sents[i][0]
         for k in range(1, MAX_BEAD_SENTENCES + 1):
             if i + k > S or sents[i][0] != sents[i + k - 1][0]:
                 break
             u, b, glen[k] = group_sets(i, i + k)
-            p = sents[i][0]
             acc = [0.0]
-            for c in range(c0, c1):
-                acc.append(acc[-1] + ev(i, i + k, c, u, b, p))
+            if fast and bg_base is not None:
+                for c, m in enumerate(lex.match_range(u, b, c0, c1), c0):
+                    acc.append(acc[-1] + (m - bg_base[c]))
+            else:
+                for c in range(c0, c1):
+                    acc.append(acc[-1] + (lex.match(c, u, b) - baseline(p, c)))
             prefix[k] = acc
-        for j in reached:
-            cur = best.get((i, j), NEG)
-            if cur <= NEG:
+        # the bead 0:1 (a clause left untranslated) leads to a state of this same row: first,
+        # in order, so that the states it improves are read after it, as they would be in one pass
+        for l_, cost in beads_of.get(0, []):
+            free = i in para_start
+            for j in reached:
+                cur = row[j]
+                j2 = j + l_
+                if j2 > nC or (not (lo_band[i] <= j2 <= hi_band[i]) and not free):
+                    continue
+                v = cur - cost
+                if v > row.get(j2, NEG):
+                    if j2 not in row:
+                        rows[i].append(j2)
+                    row[j2] = v
+                    back[i][j2] = i * W + j
+        for k, beads_k in beads_of.items():
+            if k == 0 or k not in prefix:
                 continue
-            for (k, l_), cost in BEADS.items():
-                i2, j2 = i + k, j + l_
-                if i2 > S or j2 > len(clause_keys):
-                    continue
-                if k > 1 and k not in prefix:
-                    continue
-                if i2 < S and not (lo_band[i2] <= j2 <= hi_band[i2]):
-                    # a paragraph's first sentence may be reached before its band (then carried
-                    # forward, above); never beyond it
-                    if not (i2 in para_start and j2 < lo_band[i2]):
-                        continue
-                sc = -cost
-                if k and l_:
-                    n = glen[k]
-                    acc = prefix[k]
-                    sc += acc[j2 - c0] - acc[j - c0]
-                    chars = cpre[j2] - cpre[j]
-                    sc -= len_weight * math.log(n / (rho * chars)) ** 2
-                    sc -= cross_cost * (spre[j2] - spre[j + 1])
-                v = cur + sc
-                if v > best.get((i2, j2), NEG):
-                    if (i2, j2) not in best:
-                        rows[i2].append(j2)
-                    best[(i2, j2)] = v
-                    back[(i2, j2)] = (i, j)
+            i2 = i + k
+            banded = i2 < S
+            blo, bhi = (lo_band[i2], hi_band[i2]) if banded else (0, nC)
+            free = i2 in para_start
+            target, tback, trow = best[i2], back[i2], rows[i2]
+            acc = prefix[k]
+            n = glen[k]
+            for j in reached:
+                cur = row[j]
+                aj = acc[j - c0]
+                sj = spre[j + 1] if j < nC else 0  # read only by beads with clauses (j < nC)
+                for l_, cost in beads_k:
+                    j2 = j + l_
+                    if j2 > nC:
+                        break
+                    if banded and not (blo <= j2 <= bhi):
+                        # a paragraph's first sentence may be reached before its band (then
+                        # carried forward, above), or beyond it (then that paragraph is left out)
+                        if not free:
+                            if j2 > bhi:
+                                break
+                            continue
+                    sc = -cost
+                    if l_:
+                        sc += acc[j2 - c0] - aj
+                        chars = cpre[j2] - cpre[j]
+                        pen = len_cache.get((n, chars))
+                        if pen is None:
+                            pen = len_cache[(n, chars)] = len_weight * math.log(n / (rho * chars)) ** 2
+                        sc -= pen
+                        sc -= cross_cost * (spre[j2] - sj)
+                    v = cur + sc
+                    if v > target.get(j2, NEG):
+                        if j2 not in target:
+                            trow.append(j2)
+                        target[j2] = v
+                        tback[j2] = i * W + j
     # end: all sentences used; the clauses after them are free
-    ends = [(v, j) for (i, j), v in best.items() if i == S]
+    ends = [(v, j) for j, v in best[S].items()]
     if not ends:
         if score_out is not None:
             score_out.append(NEG)
@@ -471,8 +637,8 @@ def align_sentences(
         score_out.append(_v)
     state = (S, j)
     beads: list[tuple[int, int, int, int]] = []
-    while state in back:
-        prev = back[state]
+    while state[1] in back[state[0]]:
+        prev = divmod(back[state[0]][state[1]], W)
         beads.append((prev[0], state[0], prev[1], state[1]))
         state = prev
     beads.reverse()
@@ -509,19 +675,20 @@ def place_unordered(
         return []
     r = rho or DEFAULT_RHO
     paras = ["".join(ss) for ss in keyed]
-    z = evidence(paras, clause_keys, clause_idf(clause_keys))
     lex = _Lex(clause_keys)
     background = [k for ss in keyed for k in ss]
+    bg_base = lex.mean_match(background)
     mean_len = sum(len(k) for k in clause_keys) / N
     options: dict[int, list[tuple[float, int, int]]] = {}
     for p in range(P):
         width = max(1, min(N, round(len(paras[p]) / (r * mean_len))))
+        z = lex.evidence_row(paras[p])
         pre = [0.0]
-        for v in z[p]:
+        for v in z:
             pre.append(pre[-1] + v)
-        wins = sorted(range(N - width + 1), key=lambda a: -(pre[a + width] - pre[a]))
+        sums = [pre[a + width] - pre[a] for a in range(N - width + 1)]
         chosen: list[int] = []
-        for a in wins:
+        for a in sorted(range(len(sums)), key=sums.__getitem__, reverse=True):
             if all(abs(a - b) >= width for b in chosen):
                 chosen.append(a)
             if len(chosen) == candidates:
@@ -530,8 +697,8 @@ def place_unordered(
         for a in chosen:
             out: list[float] = []
             links = align_sentences([keyed[p]], clause_keys, [(a, a + width - 1)], rho=r,
-                                    band=max(6, width // 2), section_starts=section_starts, lex=lex,
-                                    score_out=out, background=background)
+                                    band=min(PLACE_BAND, max(6, width // 2)), section_starts=section_starts,
+                                    lex=lex, score_out=out, bg_base=bg_base, max_half=PLACE_BAND, fast=True)
             cl = [c for lk in links for c in lk.clauses]
             if cl:
                 opts.append((out[0] / max(1, len(keyed[p])), min(cl), max(cl)))
@@ -544,11 +711,12 @@ def place_unordered(
             sc, a, e = options[p][0]
             placed.append(ParagraphLink(p, a, e, round(sc, 3), 0.0))
     placed.sort(key=lambda lk: lk.first)
-    placed = _fill_gaps(placed, keyed, clause_keys, section_starts, r, lex, background)
+    placed = _fill_gaps(placed, keyed, clause_keys, section_starts, r, lex, bg_base)
     for lk in placed:
         cs = range(lk.first, lk.last + 1)
-        pos = sum(max(0.0, z[lk.index][c]) for c in cs)
-        neg = sum(max(0.0, -z[lk.index][c]) for c in cs)
+        z = lex.evidence_row(paras[lk.index])
+        pos = sum(max(0.0, z[c]) for c in cs)
+        neg = sum(max(0.0, -z[c]) for c in cs)
         lk.confidence = round(pos / (pos + neg) if pos + neg else 0.0, 3)
     return placed
 
@@ -560,7 +728,7 @@ def _fill_gaps(
     section_starts: set[int] | None,
     rho: float,
     lex: _Lex,
-    background: list[str],
+    bg_base: list[float],
     near: int = 8,
     max_sentences: int = 3,
 ) -> list[ParagraphLink]:
@@ -587,7 +755,7 @@ def _fill_gaps(
             out: list[float] = []
             links = align_sentences([keyed[lk.index]], clause_keys, [(g0, g1)], rho=rho, band=2,
                                     section_starts=section_starts, lex=lex, score_out=out,
-                                    background=background)
+                                    bg_base=bg_base, fast=True)
             cl = [c for x in links for c in x.clauses]
             if cl and out[0] > 0 and (best is None or out[0] > best[0]):
                 best = (out[0], min(cl), max(cl))
@@ -596,7 +764,8 @@ def _fill_gaps(
         if not short:
             here: list[float] = []
             align_sentences([keyed[lk.index]], clause_keys, [(lk.first, lk.last)], rho=rho, band=2,
-                            section_starts=section_starts, lex=lex, score_out=here, background=background)
+                            section_starts=section_starts, lex=lex, score_out=here, bg_base=bg_base,
+                            fast=True)
             if not here or best[0] < GAP_SHARE * here[0]:
                 continue
         lk.first, lk.last = best[1], best[2]
@@ -658,11 +827,12 @@ def align_translation(
     Returns one entry per placed paragraph (``index`` into ``keyed``), in text order.
     """
     paras = ["".join(ss) for ss in keyed]
+    repeats: list[ParagraphLink] = []
     if ordered:
         plinks = align_paragraphs(paras, clause_keys, section_starts, rho=rho)
         placed = [lk.index for lk in plinks]
     else:
-        plinks = place_unordered(keyed, clause_keys, section_starts, rho=rho)
+        plinks, repeats = _repeats(place_unordered(keyed, clause_keys, section_starts, rho=rho))
         placed = [lk.index for lk in plinks]
     if not plinks:
         return []
@@ -672,9 +842,15 @@ def align_translation(
         ratios = sorted(len(paras[i]) / max(1, sum(len(clause_keys[c]) for c in range(a, b + 1)))
                         for i, (a, b) in zip(placed, runs, strict=True))
         r = ratios[len(ratios) // 2] if len(ratios) >= MIN_PARAS_FOR_RHO else DEFAULT_RHO
-    slinks = align_sentences([keyed[i] for i in placed], clause_keys, runs, rho=r,
-                             section_starts=section_starts,
-                             background=[k for ss in keyed for k in ss])
+    background = [k for ss in keyed for k in ss]
+    if ordered:
+        slinks = align_sentences([keyed[i] for i in placed], clause_keys, runs, rho=r,
+                                 section_starts=section_starts, background=background)
+    else:
+        lex = _Lex(clause_keys)
+        bg_base = lex.mean_match(background)
+        slinks = align_sentences([keyed[i] for i in placed], clause_keys, runs, rho=r,
+                                 section_starts=section_starts, lex=lex, bg_base=bg_base, fast=True)
     out: list[AlignedParagraph] = []
     groups: dict[int, list[SentenceLink]] = {}
     for sl in slinks:
@@ -687,4 +863,44 @@ def align_translation(
         cl = [c for sl in mine for c in sl.clauses]
         first, last = (min(cl), max(cl)) if cl else (lk.first, lk.last)
         out.append(AlignedParagraph(i, first, last, lk.confidence, [], mine))
+    # a paragraph placed on the clauses of another (a repeat, a second rendering) is aligned on
+    # its own there: the joint alignment is monotonic and could only squeeze it beside the other
+    for lk in repeats:
+        i = lk.index
+        width = lk.last - lk.first + 1
+        mine = align_sentences([keyed[i]], clause_keys, [(lk.first, lk.last)], rho=r,
+                               band=min(PLACE_BAND, max(6, width // 2)), section_starts=section_starts,
+                               lex=lex, bg_base=bg_base, max_half=PLACE_BAND, fast=True)
+        for sl in mine:
+            sl.para = i
+        mine = _attach_stragglers(mine, len(keyed[i]), i)
+        cl = [c for sl in mine for c in sl.clauses]
+        first, last = (min(cl), max(cl)) if cl else (lk.first, lk.last)
+        out.append(AlignedParagraph(i, first, last, lk.confidence, [], mine))
+    if repeats:
+        out.sort(key=lambda ap: (ap.first, ap.index))
     return out
+
+
+def _repeats(links: list[ParagraphLink]) -> tuple[list[ParagraphLink], list[ParagraphLink]]:
+    """Of paragraphs placed (in text order) on mostly the same clauses, more than half of the
+    shorter run, the one that scored best there stays for the joint alignment; the others are
+    returned apart. A translation renders each clause once; a file that repeats a paragraph (or
+    holds two renderings of one) otherwise lets the copy take the clauses of the paragraphs after
+    it, which then have nowhere to go."""
+    keep: list[ParagraphLink] = []
+    extra: list[ParagraphLink] = []
+    for lk in links:
+        if keep:
+            prev = keep[-1]
+            overlap = min(prev.last, lk.last) - max(prev.first, lk.first) + 1
+            shorter = min(prev.last - prev.first, lk.last - lk.first) + 1
+            if 2 * overlap > shorter:
+                if lk.score > prev.score:
+                    keep[-1] = lk
+                    extra.append(prev)
+                else:
+                    extra.append(lk)
+                continue
+        keep.append(lk)
+    return keep, extra
