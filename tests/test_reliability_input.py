@@ -357,3 +357,34 @@ def test_error_lines_do_not_echo_a_megabyte(env: Path, args: list[str]) -> None:
 def test_no_hits_line_quotes_the_query_cut(env: Path) -> None:
     r = yili("search", "天" * 100_000)
     assert r.exit_code == 1 and len(r.output) < 200 and "…" in r.output
+
+
+# -- the reference parser over random Unicode, bytes and sizes ---------------------------------------
+
+#: What a reference parse may cost at most, whatever it is given (it is a handful of regexes).
+REF_PARSE_SECONDS = 1.0
+_REF_PIECES = st.sampled_from(["乡射礼", "鄉射禮", "第", "节", "節", "十", "百", "零", "一", "三", "六", "九",
+                               "§", ".", "@", "-", "16", "0", "99999999", "xiangsheli", "zhu", "trans:x",
+                               " ", "\u3000", "１", "．", "\udcff", "\x00"])
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(st.one_of(
+    st.text(max_size=200),
+    st.binary(max_size=400).map(os.fsdecode),  # bytes as a shell hands them to Python
+    st.lists(_REF_PIECES, max_size=40).map("".join),
+    st.tuples(st.sampled_from(["1", "十", "乡射礼", "."]), st.integers(1, 200_000)).map(lambda t: t[0] * t[1]),
+))
+def test_reference_parser_over_random_unicode_bytes_and_sizes(text: str) -> None:
+    from yili_corpus.query.refs import parse_range, parse_ref
+
+    for parse in (lambda s: parse_ref(s, max_section=53), lambda s: parse_range(s, 53)):
+        t0 = time.perf_counter()
+        try:
+            got = parse(text)
+        except UsageError as exc:
+            msg = str(exc)
+            assert "\n" not in msg and len(msg) < 400
+        else:
+            assert got
+        assert time.perf_counter() - t0 < REF_PARSE_SECONDS
