@@ -65,7 +65,6 @@ def test_range_parser_gives_sections_or_a_clean_error(s: str) -> None:
 def corpus():
     import yili_corpus
 
-    os.environ.setdefault("YILI_CACHE_DIR", str(ROOT / "build" / "test-cache"))
     return yili_corpus.load(TEI)
 
 

@@ -22,8 +22,6 @@ TEI = ROOT / "tei" / "yili-xiangsheli.xml"
 
 @pytest.fixture()
 def run(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
-    monkeypatch.setenv("YILI_CACHE_DIR", str(ROOT / "build" / "test-cache"))
-    monkeypatch.delenv("YILI_OVERLAY", raising=False)
 
     def go(*args: str):  # noqa: ANN202
         return CliRunner().invoke(main, ["--tei", str(TEI), *args])
