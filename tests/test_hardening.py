@@ -4,7 +4,6 @@ and corrupt indexes do no harm."""
 from __future__ import annotations
 
 import hashlib
-import os
 import signal
 import subprocess
 import sys
