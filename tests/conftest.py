@@ -7,20 +7,25 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from yili_corpus.build import BuildResult, run_build
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
 
-#: No example database in the repository (hypothesis would write .hypothesis/ there).
+#: No example database in the repository (hypothesis would write .hypothesis/ there), and its
+#: other files (a cache of constants) in a temporary folder of the session.
 settings.register_profile("yili", database=None)
 settings.load_profile("yili")
+_HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="yili-hypothesis-")
+set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 
 #: The variables through which a test could read or write the user's own folders.
 USER_VARS = ("YILI_CACHE_DIR", "YILI_OVERLAY", "YILI_TEI", "XDG_CACHE_HOME", "XDG_DATA_HOME")
@@ -48,6 +53,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if new:
         print(f"\ntests wrote into the repository: {', '.join(new[:10])}")
         session.exitstatus = 1
+    shutil.rmtree(_HYPOTHESIS_HOME, ignore_errors=True)
 
 
 _BEFORE = pytest.StashKey[set]()

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from yili_corpus.errors import DataError, SourceError
-from yili_corpus.model import Noise, ParsedSource, SourceUnit
+from yili_corpus.genre import Genre
+from yili_corpus.model import GETA, Noise, ParsedSource, SourceUnit
 from yili_corpus.sources import (
     PARSERS,
     annotated_translation,
@@ -23,11 +24,11 @@ from yili_corpus.sources import (
     plain_clauses,
     zhushu,
 )
-from yili_corpus.sources.common import GETA
 from yili_corpus.sources.reader import decode_source, read_source
 
 CORPUS = Path(__file__).parent.parent / "corpus"
 CHAPTER_TITLE = "乡射礼"
+GENRE = Genre.load(CORPUS / "genre.tsv")
 
 #: source id → (file, parser module)
 SOURCES = {
@@ -46,7 +47,7 @@ def _parse_real(source_id: str) -> ParsedSource:
     file, module = SOURCES[source_id]
     path = CORPUS / file
     text = read_source(path)
-    return module.parse(source_id, text, str(path), chapter_title=CHAPTER_TITLE)
+    return module.parse(source_id, text, str(path), chapter_title=CHAPTER_TITLE, genre=GENRE)
 
 
 @pytest.fixture(scope="module")
@@ -532,7 +533,7 @@ def test_w002_small_valid_input() -> None:
         "乡射礼第五\n（弣：弓把），可供参考。\n（22）某不能：谦辞。（23）此节述纳射器之事。射器：弓矢。\n"
         "【译文】\n乡射的礼仪：主人前往告请宾。\n"
     )
-    p = annotated_translation.parse("w002", text, A_PATH)
+    p = annotated_translation.parse("w002", text, A_PATH, genre=GENRE)
     assert [(u.kind, u.meta.get("n"), u.line) for u in p.units] == [
         ("note", 21, 2),
         ("note", 22, 3),

@@ -17,7 +17,7 @@ from typing import Any
 from .document import Document
 from .errors import UsageError
 from .paths import find_tei
-from .query.index import Index
+from .query.index import Index, has_overlays
 from .query.refs import LAYERS, Ref, check_overlay_layers, layer_name, parse_range, parse_ref
 
 
@@ -42,8 +42,9 @@ class Corpus:
 
     @cached_property
     def overlay_list(self) -> list[Any]:
-        """The overlays of the overlay folder (read once)."""
-        if self.overlays is None:
+        """The overlays of the overlay folder (read once; with none there, the import module is
+        not loaded)."""
+        if not has_overlays(self.overlays):
             return []
         from .overlay import read_overlays
 
@@ -104,8 +105,8 @@ class Corpus:
             assemble(self.index.meta["header"].encode("utf-8"), self.index.section_xml(want), str(self.tei)))
 
     def passage(self, ref: str, layers: list[str] | None = None) -> dict[str, Any]:
-        """A passage with its layers, as the show JSON of DESIGN.md §7 (plus ``readings``: the
-        readings of imported witnesses in its clauses, if any)."""
+        """A passage with its layers, as the show JSON of docs/design.md ("The command-line
+        contract"), plus ``readings``: the readings of imported witnesses in its clauses, if any."""
         from .query.show import Passage
 
         r = self.ref(ref)
@@ -181,7 +182,7 @@ class Corpus:
 def load(tei: str | Path | None = None, overlays: str | Path | None = None) -> Corpus:
     """The corpus of ``tei`` (default: the project's ``tei/yili-*.xml``, or ``$YILI_TEI``) with the
     overlays of ``overlays`` (default: ``$YILI_OVERLAY`` or the user data folder)."""
-    from .overlay import overlay_dir
+    from .paths import overlay_dir
 
     return Corpus(find_tei(tei), overlay_dir(overlays))
 

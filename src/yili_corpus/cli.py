@@ -146,7 +146,7 @@ def _corpus(ctx: click.Context):  # type: ignore[no-untyped-def]
 
 
 def _overlay_dir(ctx: click.Context, into: str | None = None) -> Path:
-    from .overlay import overlay_dir
+    from .paths import overlay_dir
 
     return overlay_dir(into or (ctx.find_root().obj or {}).get("overlay"))
 

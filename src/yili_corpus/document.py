@@ -251,6 +251,8 @@ class Document:
     variants: list[tuple[str, str, str]] = field(default_factory=list)
     #: Works cited in 《》: (title as written, normalised title, kind, where seen).
     works: list[tuple[str, str, str, str]] = field(default_factory=list)
+    #: The commentators of the header (corpus/commentators.tsv): (xml:id, name, resp: 注, 疏).
+    commentators: list[tuple[str, str, str]] = field(default_factory=list)
 
     def normaliser(self) -> Any:
         """The normaliser of the search key, with the variant table this document carries."""

@@ -1,4 +1,4 @@
-"""Errors with the exit codes of the command-line contract (DESIGN.md §7).
+"""Errors with the exit codes of the command line (docs/design.md, "The command-line contract").
 
 0 found/ok, 1 nothing found, 2 bad usage or bad input, 3 damaged data.
 """

@@ -155,8 +155,8 @@ def to_latex(doc: Document, sections: list[int], layers: list[str]) -> str:
 
 def to_tei(tei_path: Path, sections: list[int], layers: list[str]) -> str:
     """The TEI, cut down to ``sections`` and ``layers``; pointers to what is left out are dropped."""
+    from .tei.core import TEI_NS, XML_ID, indent
     from .tei.read import parse_tei
-    from .tei.write import TEI_NS, XML_ID, indent
 
     tree = parse_tei(tei_path.read_bytes(), str(tei_path))
     root = tree.getroot()

@@ -10,12 +10,22 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-#: Layer keys (DESIGN.md §3).
+#: Layer keys (docs/design.md, "Layers and units").
 LAYERS = ("jing", "ji", "zhu", "shu", "note", "trans")
 
 #: Unit kinds a parser may yield. ``text`` is canonical 经/记 text (which of the two is decided
 #: by the section table); the others are the layers of the same name.
 UNIT_KINDS = ("text", "zhu", "shu", "note", "trans")
+
+#: The placeholder mark (U+3013 GETA MARK): the one character a key holds where a witness had a
+#: character it could not type (``[生僻字详见原文]``); it matches any one character in a lemma.
+#: Defined here only; every module imports it.
+GETA = "\u3013"
+#: The black square a modern note writes for one character it could not type (``■``); a key
+#: reads it as :data:`GETA`.
+BLACK_SQUARE = "\u25a0"
+#: Both placeholder marks.
+PLACEHOLDER_MARKS = frozenset({GETA, BLACK_SQUARE})
 
 
 def is_text_char(ch: str) -> bool:

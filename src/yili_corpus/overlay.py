@@ -29,8 +29,8 @@ from lxml import etree
 
 from .document import Document, Unit
 from .errors import DataError, SourceError, UsageError, shown
+from .genre import is_modern
 from .query.clauses import ClauseTable
-from .sources.common import is_modern
 from .sources.reader import decode_source
 from .tei.write import TEI_NS, XML_ID, XML_LANG, indent
 
@@ -73,16 +73,6 @@ MAX_WITNESS_RATIO = 1 / MIN_WITNESS_MATCH
 #: Bytes an overlay file may have when read back (every command reads the overlays): far above
 #: what an import of :data:`MAX_IMPORT_BYTES` writes, and a FIFO or a runaway file is refused.
 MAX_OVERLAY_BYTES = 64 << 20
-
-
-def overlay_dir(explicit: str | Path | None = None) -> Path:
-    """The overlay folder: ``explicit``, ``$YILI_OVERLAY``, else the user data folder."""
-    if explicit:
-        return Path(explicit)
-    if os.environ.get("YILI_OVERLAY"):
-        return Path(os.environ["YILI_OVERLAY"])
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "yili-corpus" / "overlays"
 
 
 def check_name(name: str) -> str:

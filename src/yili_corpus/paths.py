@@ -78,3 +78,14 @@ def find_tei(explicit: str | Path | None = None) -> Path:
         if found:
             return found[0]
     raise UsageError("no TEI found: run yili in the project folder (tei/yili-*.xml), set YILI_TEI, or pass --tei FILE")
+
+
+def overlay_dir(explicit: str | Path | None = None) -> Path:
+    """The overlay folder (``yili import``): ``explicit``, ``$YILI_OVERLAY``, else
+    ``$XDG_DATA_HOME/yili-corpus/overlays``, else ``~/.local/share/yili-corpus/overlays``."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get("YILI_OVERLAY"):
+        return Path(os.environ["YILI_OVERLAY"])
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "yili-corpus" / "overlays"

@@ -6,8 +6,8 @@ approximately (a lemma of 4–7 characters may differ in one character, a longer
 notes have slips such as 小巨 for 小臣, 左执箫 for 右执箫) within the next stretch of text; then
 exactly anywhere. A lemma like ``“司射既袒”至“遂命倚旌”`` is a range; bracketed pronunciations
 (``楅（f＊）``) are dropped; ``■`` stands for any one character; a lemma listing several words
-(``熊侯、麋侯、画以虎豹``) is found by its first. A section-opening note (``此节述…之仪``) is the
-summary of the section whose title it names. Notes without a lemma (fragments) go with the next
+(``熊侯、麋侯、画以虎豹``) is found by its first. A section-opening note (``此节述…之仪``, the
+genre table's summary phrase) is the summary of the section whose title it names. Notes without a lemma (fragments) go with the next
 note placed.
 """
 
@@ -16,14 +16,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..model import SourceUnit
+from ..genre import Genre
+from ..model import BLACK_SQUARE, GETA, SourceUnit
 from ..text.distance import edit_distance
 from ..text.normalise import Normaliser
 from .xrefs import Chapters, XRef, parse_xrefs
 
 BRACKETS_RE = re.compile(r"[（(][^）)]*[）)]")
 RANGE_RE = re.compile(r"^“([^”]+)”至“([^”]+)”$")
-GETA = "\u3013"
 #: How far after the previous note an approximate match is looked for (key characters).
 FUZZY_WINDOW = 1500
 
@@ -48,7 +48,7 @@ def lemma_keys(lemma: str, norm: Normaliser) -> tuple[str, str | None]:
     if m:
         return norm.key(m.group(1)), norm.key(m.group(2))
     lemma = lemma.split("、")[0]
-    return norm.key(lemma.replace("■", GETA)), None
+    return norm.key(lemma.replace(BLACK_SQUARE, GETA)), None
 
 
 def _find(key: str, pat: str, at: int, end: int | None = None) -> int:
@@ -95,10 +95,13 @@ def anchor_notes(
     norm: Normaliser,
     chapters: Chapters | None = None,
     sections: list[tuple[int, str, int]] | None = None,
+    *,
+    genre: Genre,
 ) -> list[NoteAnchor]:
     """Anchor each note (in source order) to its lemma in ``key`` (the reading-text key).
 
-    ``sections`` lists (number, title, start offset in ``key``) for section summaries.
+    ``sections`` lists (number, title, start offset in ``key``) for section summaries; ``genre``
+    gives the phrasing of summaries and cross-references (the manifest's genre table).
     """
     out: list[NoteAnchor] = []
     at_series: dict[str, int] = {}
@@ -106,11 +109,11 @@ def anchor_notes(
     for u in notes:
         series = str(u.meta.get("series", ""))
         at = at_series.get(series, 0)
-        xr = parse_xrefs(u.text, chapters) if chapters else []
+        xr = parse_xrefs(u.text, chapters, genre) if chapters else []
         anchor = NoteAnchor(u, None, None, "", xrefs=xr)
         sec_start = None
         if u.meta.get("opener") and sections:
-            anchor.section = _summary_section(str(u.meta.get("summary", "")), sections, at, norm)
+            anchor.section = _summary_section(str(u.meta.get("summary", "")), sections, at, norm, genre)
             if anchor.section is not None:
                 sec_start = next(st for n, _t, st in sections if n == anchor.section)
                 at = max(at, sec_start)  # the notes of that section follow
@@ -172,11 +175,12 @@ def anchor_notes(
     return out
 
 
-def _summary_section(summary: str, sections: list[tuple[int, str, int]], at: int, norm: Normaliser) -> int | None:
+def _summary_section(summary: str, sections: list[tuple[int, str, int]], at: int, norm: Normaliser,
+                     genre: Genre) -> int | None:
     """The section whose title the summary names (此节述X之仪: X against the titles), at or after
     the reading position ``at``. A title matches if most of its characters are in X (撤 for 彻 and
     an added 、 do not stop it)."""
-    m = re.search(r"述(.+?)之[仪事]", summary)
+    m = genre.summary_re.search(summary)
     core = set(norm.key(m.group(1) if m else summary))
     cur = max((n for n, _t, st in sections if st <= at), default=1)
     best: tuple[float, int] | None = None

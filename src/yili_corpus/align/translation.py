@@ -18,12 +18,92 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-#: Characters of modern translation per character of 经/记, when it cannot be estimated
-#: (fewer than MIN_PARAS_FOR_RHO paragraphs): the median of w002's 18 paragraphs is 1.8.
-DEFAULT_RHO = 1.8
-MIN_PARAS_FOR_RHO = 8
+
+def _beads() -> dict[tuple[int, int], float]:
+    return {
+        **{(1, n): max(0.0, 0.2 * (n - 3)) for n in range(1, 13)},
+        (2, 1): 1.0, (3, 1): 2.0, (2, 2): 1.5, (1, 0): 3.0, (0, 1): 1.2,
+    }
+
+
+@dataclass(frozen=True)
+class AlignerParams:
+    """The translation aligner's tuning, in one place (the values measured on the gold list of
+    sections 1–12, docs/alignment.md). The build and ``yili import`` use :data:`PARAMS`; every
+    function of this module takes ``params`` to try others."""
+
+    # -- paragraphs: :func:`evidence`, :func:`align_paragraphs`, :func:`_refine` ------------------
+    #: Characters of modern translation per character of 经/记, when it cannot be estimated
+    #: (fewer than ``min_paras_for_rho`` paragraphs): the median of w002's 18 paragraphs is 1.8.
+    default_rho: float = 1.8
+    min_paras_for_rho: int = 8
+    #: Evidence of a clause in a paragraph: each bigram they share counts this much, and each
+    #: character its idf times ``char_weight``.
+    bigram_weight: float = 2.0
+    char_weight: float = 0.5
+    #: The paragraph program: the cost of each clause given to a paragraph, of each clause left
+    #: between two paragraphs, and of a run that crosses a section start.
+    assign_cost: float = 0.5
+    gap_cost: float = 1.0
+    cross_cost: float = 6.0
+    #: Refining the ends of the runs: the weight of the length prior (absolute log-deviation from
+    #: rho), the cost of crossing a section start, the bonus for opening or closing a section,
+    #: and the cost of each clause given.
+    refine_weight: float = 8.0
+    refine_cross_cost: float = 6.0
+    edge_bonus: float = 3.0
+    refine_assign_cost: float = 0.0
+    # -- sentences: :func:`align_sentences` ---------------------------------------------------------
+    #: Beads: (sentences, clauses) taken together, with their cost. A sentence usually renders one
+    #: to a few clauses; a clause rendered by two or three sentences, a sentence that renders
+    #: nothing (an addition) and a clause left untranslated are allowed at a cost.
+    beads: dict[tuple[int, int], float] = field(default_factory=_beads)
+    #: The search keeps to each paragraph's run widened by ``band`` clauses, and near its
+    #: diagonal: at least ``band``, at least ``band_share`` of the run either side.
+    band: int = 12
+    band_share: float = 0.15
+    #: The weight of the length prior (squared log-deviation from rho) and the cost of a bead
+    #: whose clauses run across a section start.
+    len_weight: float = 1.5
+    sentence_cross_cost: float = 3.0
+    # -- paragraphs in no order: :func:`place_unordered`, :func:`_fill_gaps` -------------------------
+    #: Candidate windows tried for each paragraph.
+    candidates: int = 4
+    #: The widest band in which a paragraph is tried on a candidate window. The work grows with
+    #: it; a paragraph of up to 270 characters (nearly all) gets the band it always had (half its
+    #: window, at least ``min_place_band``), a longer one this much, which is still wider than the
+    #: drift of a real translation from its diagonal.
+    place_band: int = 16
+    min_place_band: int = 6
+    #: Gap filling: a paragraph with no other within ``gap_near`` clauses is tried in the gaps the
+    #: others leave (band ``gap_band``); one of at most ``gap_max_sentences`` sentences moves there
+    #: if it scores positive, a longer one if it scores at least ``gap_share`` of where it is.
+    gap_near: int = 8
+    gap_max_sentences: int = 3
+    gap_band: int = 2
+    gap_share: float = 0.8
+
+    @property
+    def max_bead_sentences(self) -> int:
+        return max(k for k, _l in self.beads)
+
+    @property
+    def max_bead_clauses(self) -> int:
+        return max(n for _k, n in self.beads)
+
+    def place_band_for(self, width: int) -> int:
+        """The band for trying a paragraph on a window of ``width`` clauses."""
+        return min(self.place_band, max(self.min_place_band, width // 2))
+
+    def rho_of(self, ratios: list[float]) -> float:
+        """The median of ``ratios`` (sorted), or :attr:`default_rho` with too few of them."""
+        return ratios[len(ratios) // 2] if len(ratios) >= self.min_paras_for_rho else self.default_rho
+
+
+#: The aligner's parameters as the build and ``yili import`` use them.
+PARAMS = AlignerParams()
 
 
 @dataclass
@@ -51,7 +131,8 @@ def clause_idf(clause_keys: list[str]) -> dict[str, float]:
 
 
 def evidence(
-    para_keys: list[str], clause_keys: list[str], idf: dict[str, float] | None = None
+    para_keys: list[str], clause_keys: list[str], idf: dict[str, float] | None = None,
+    params: AlignerParams = PARAMS,
 ) -> list[list[float]]:
     """``s[i][c]``: evidence that clause ``c`` belongs to paragraph ``i`` (see module doc).
 
@@ -69,7 +150,7 @@ def evidence(
     for c, ck in enumerate(clause_keys):
         cu, cb = _grams(ck)
         for i, (uni, bi) in enumerate(pg):
-            h = 2.0 * len(cb & bi) + sum(idf.get(ch, 0.0) for ch in cu & uni) * 0.5
+            h = params.bigram_weight * len(cb & bi) + sum(idf.get(ch, 0.0) for ch in cu & uni) * params.char_weight
             raw[i][c] = h
     # chance level: how well the paragraph matches a clause picked at random from the whole text
     # (a paragraph renders a small part of it), as a z-score per paragraph
@@ -87,26 +168,25 @@ def _refine(
     para_len: list[int],
     clause_len: list[int],
     section_starts: set[int],
-    weight: float = 8.0,
-    cross_cost: float = 6.0,
     rho: float | None = None,
-    edge_bonus: float = 3.0,
-    assign_cost: float = 0.5,
+    params: AlignerParams = PARAMS,
 ) -> float:
     """Move the boundary between adjacent runs to where evidence and a length prior agree.
 
     The prior: a translation paragraph is about ``rho`` times as long as the text it renders,
-    ``rho`` being the median ratio of the first pass; a run pays ``weight`` times the absolute
-    log-deviation from it.
+    ``rho`` being the median ratio of the first pass; a run pays ``params.refine_weight`` times
+    the absolute log-deviation from it.
     """
+    weight, cross_cost = params.refine_weight, params.refine_cross_cost
+    edge_bonus, assign_cost = params.edge_bonus, params.refine_assign_cost
     ratios = sorted(
         para_len[lk.index] / max(1, sum(clause_len[lk.first : lk.last + 1])) for lk in links
     )
     if not ratios:
-        return rho or DEFAULT_RHO
+        return rho or params.default_rho
     if rho is None:
         # with few paragraphs the first pass is no basis for an estimate
-        rho = ratios[len(ratios) // 2] if len(ratios) >= MIN_PARAS_FOR_RHO else DEFAULT_RHO
+        rho = params.rho_of(ratios)
     pre = [0]
     for n in clause_len:
         pre.append(pre[-1] + n)
@@ -160,22 +240,20 @@ def align_paragraphs(
     para_keys: list[str],
     clause_keys: list[str],
     section_starts: set[int] | None = None,
-    assign_cost: float = 0.5,
-    gap_cost: float = 1.0,
-    cross_cost: float = 6.0,
     rho: float | None = None,
     scores: list[list[float]] | None = None,
-    refine_assign_cost: float = 0.0,
+    params: AlignerParams = PARAMS,
 ) -> list[ParagraphLink]:
     """Assign each translation paragraph, in order, a run of clauses (see module doc).
 
     ``section_starts`` are the clause indices that open a section: a paragraph that runs across
-    one pays ``cross_cost`` (translations are made section by section).
+    one pays ``params.cross_cost`` (translations are made section by section).
     """
     P, N = len(para_keys), len(clause_keys)
     if P == 0 or N == 0:
         return []
-    s = scores if scores is not None else evidence(para_keys, clause_keys)
+    assign_cost, gap_cost, cross_cost = params.assign_cost, params.gap_cost, params.cross_cost
+    s = scores if scores is not None else evidence(para_keys, clause_keys, params=params)
     NEG = -1e18
     # A[i]: paragraph i open and holds the current clause; G[i]: paragraphs ..i closed, current
     # clause unassigned (G[-1] is "before the first paragraph", stored at index 0 of G with shift)
@@ -225,7 +303,7 @@ def align_paragraphs(
         if cs:
             links.append(ParagraphLink(i, cs[0], cs[-1], 0.0, 0.0))
     _refine(links, s, [len(k) for k in para_keys], [len(k) for k in clause_keys],
-            section_starts or set(), rho=rho, assign_cost=refine_assign_cost)
+            section_starts or set(), rho=rho, params=params)
     for lk in links:
         i = lk.index
         cs = list(range(lk.first, lk.last + 1))
@@ -239,24 +317,6 @@ def align_paragraphs(
 
 
 # -- sentences ------------------------------------------------------------------------------------
-
-#: Beads of the sentence aligner: (sentences, clauses) taken together, with their cost. A sentence
-#: usually renders one to a few clauses; a clause rendered by two or three sentences, a sentence
-#: that renders nothing (an addition) and a clause left untranslated are allowed at a cost.
-BEADS: dict[tuple[int, int], float] = {
-    **{(1, n): max(0.0, 0.2 * (n - 3)) for n in range(1, 13)},
-    (2, 1): 1.0, (3, 1): 2.0, (2, 2): 1.5, (1, 0): 3.0, (0, 1): 1.2,
-}
-MAX_BEAD_SENTENCES = max(k for k, _l in BEADS)
-MAX_BEAD_CLAUSES = max(n for _k, n in BEADS)
-
-
-#: The widest band (clauses either side of the diagonal) in which :func:`place_unordered` tries a
-#: paragraph on a candidate window. The work grows with it; a paragraph of up to 270 characters
-#: (nearly all) gets the band it always had (half its window), a longer one this much, which is
-#: still wider than the drift of a real translation from its diagonal.
-PLACE_BAND = 16
-
 
 @dataclass
 class SentenceLink:
@@ -272,7 +332,8 @@ class SentenceLink:
 class _Lex:
     """Lexical evidence between clauses and (groups of) sentences."""
 
-    def __init__(self, clause_keys: list[str]) -> None:
+    def __init__(self, clause_keys: list[str], params: AlignerParams = PARAMS) -> None:
+        self.params = params
         n = len(clause_keys)
         df: Counter[str] = Counter()
         for k in clause_keys:
@@ -304,9 +365,9 @@ class _Lex:
         uni, bi = _grams(para_key)
         for g in bi:
             for c in bp.get(g, ()):
-                raw[c] += 2.0
+                raw[c] += self.params.bigram_weight
         for ch in uni:
-            wv = self.w.get(ch, 0.0) * 0.5
+            wv = self.w.get(ch, 0.0) * self.params.char_weight
             for c in up.get(ch, ()):
                 raw[c] += wv
         mean = sum(raw) / n
@@ -389,26 +450,26 @@ def align_sentences(
     paras: list[list[str]],
     clause_keys: list[str],
     runs: list[tuple[int, int]],
-    rho: float = DEFAULT_RHO,
-    band: int = 12,
-    len_weight: float = 1.5,
+    rho: float | None = None,
+    band: int | None = None,
     section_starts: set[int] | None = None,
-    cross_cost: float = 3.0,
     lex: _Lex | None = None,
     score_out: list[float] | None = None,
     background: list[str] | None = None,
     bg_base: list[float] | None = None,
     max_half: int | None = None,
     fast: bool = False,
+    params: AlignerParams = PARAMS,
 ) -> list[SentenceLink]:
     """Align the sentences of consecutive translation paragraphs to clauses, monotonically.
 
     ``paras`` holds the sentence keys of each paragraph, ``runs`` the clause run (first, last)
     that paragraph-level placement gave each: the search keeps to those runs widened by ``band``
-    clauses, so that it can move a paragraph boundary. Beads are those of :data:`BEADS`; a bead's
-    score is the lexical evidence of its clauses in its sentences (above what the clause finds in
-    an average sentence of the same paragraph) less a length prior (squared log-deviation from
-    ``rho`` translation characters per 经 character) and the bead's cost; with ``background``
+    clauses (default ``params.band``), so that it can move a paragraph boundary. Beads are those of
+    ``params.beads``; a bead's score is the lexical evidence of its clauses in its sentences (above
+    what the clause finds in an average sentence of the same paragraph) less a length prior
+    (squared log-deviation from ``rho`` translation characters per 经 character, default
+    ``params.default_rho``) and the bead's cost; with ``background``
     (sentence keys of the whole translation) the average is over those instead, which a single
     short paragraph needs (``bg_base``, :meth:`_Lex.mean_match` of the background, saves
     computing it again on every call; ``max_half`` caps the half-width of the search band;
@@ -417,10 +478,13 @@ def align_sentences(
     must not move by a rounding).
     A group of sentences
     never spans two paragraphs, and a bead whose clauses run across a section start pays
-    ``cross_cost``.
+    ``params.sentence_cross_cost``.
     """
+    rho = params.default_rho if rho is None else rho
+    band = params.band if band is None else band
+    len_weight, cross_cost, beads_all = params.len_weight, params.sentence_cross_cost, params.beads
     starts = section_starts or set()
-    lex = lex or _Lex(clause_keys)
+    lex = lex or _Lex(clause_keys, params)
     sents: list[tuple[int, int, str]] = []  # (para, index in para, key)
     for p, ss in enumerate(paras):
         for i, k in enumerate(ss):
@@ -462,7 +526,7 @@ def align_sentences(
         f = done.get(p, 0) / total[p]
         done[p] = done.get(p, 0) + slen[t]
         centre = a + f * width
-        half = max(band, 0.15 * width)
+        half = max(band, params.band_share * width)
         if max_half is not None:
             half = min(half, max_half)
         lo_band.append(max(0, a - band, int(centre - half)))
@@ -497,7 +561,7 @@ def align_sentences(
     spre = lex.section_prefix(starts)
     # the beads by number of sentences, each list by number of clauses (so a band check can stop)
     beads_of: dict[int, list[tuple[int, float]]] = {}
-    for (k, l_), cost in BEADS.items():
+    for (k, l_), cost in beads_all.items():
         beads_of.setdefault(k, []).append((l_, cost))
     for v_ in beads_of.values():
         v_.sort()
@@ -506,7 +570,7 @@ def align_sentences(
     # the row where each paragraph's successor starts (S after the last)
     first_rows = sorted(para_start | {0})
     next_start = dict(zip(first_rows, [*first_rows[1:], S], strict=True))
-    skip_cost = BEADS[(1, 0)]
+    skip_cost = beads_all[(1, 0)]
     last_start = 0
 
     def skip(i: int, j: int) -> None:
@@ -555,11 +619,11 @@ def align_sentences(
         if not reached:
             continue
         # prefix sums of the clauses' evidence for the sentence groups starting at i
-        c0, c1 = reached[0], min(nC, reached[-1] + MAX_BEAD_CLAUSES)
+        c0, c1 = reached[0], min(nC, reached[-1] + params.max_bead_clauses)
         prefix: dict[int, list[float]] = {}
         glen: dict[int, int] = {}
         p = sents[i][0]
-        for k in range(1, MAX_BEAD_SENTENCES + 1):
+        for k in range(1, params.max_bead_sentences + 1):
             if i + k > S or sents[i][0] != sents[i + k - 1][0]:
                 break
             u, b, glen[k] = group_sets(i, i + k)
@@ -659,7 +723,7 @@ def place_unordered(
     clause_keys: list[str],
     section_starts: set[int] | None = None,
     rho: float | None = None,
-    candidates: int = 4,
+    params: AlignerParams = PARAMS,
 ) -> list[ParagraphLink]:
     """Place paragraphs whose order is unknown (a scrambled page, a user's file).
 
@@ -673,9 +737,9 @@ def place_unordered(
     P, N = len(keyed), len(clause_keys)
     if P == 0 or N == 0:
         return []
-    r = rho or DEFAULT_RHO
+    r = rho or params.default_rho
     paras = ["".join(ss) for ss in keyed]
-    lex = _Lex(clause_keys)
+    lex = _Lex(clause_keys, params)
     background = [k for ss in keyed for k in ss]
     bg_base = lex.mean_match(background)
     mean_len = sum(len(k) for k in clause_keys) / N
@@ -691,14 +755,15 @@ def place_unordered(
         for a in sorted(range(len(sums)), key=sums.__getitem__, reverse=True):
             if all(abs(a - b) >= width for b in chosen):
                 chosen.append(a)
-            if len(chosen) == candidates:
+            if len(chosen) == params.candidates:
                 break
         opts = []
         for a in chosen:
             out: list[float] = []
             links = align_sentences([keyed[p]], clause_keys, [(a, a + width - 1)], rho=r,
-                                    band=min(PLACE_BAND, max(6, width // 2)), section_starts=section_starts,
-                                    lex=lex, score_out=out, bg_base=bg_base, max_half=PLACE_BAND, fast=True)
+                                    band=params.place_band_for(width), section_starts=section_starts,
+                                    lex=lex, score_out=out, bg_base=bg_base, max_half=params.place_band,
+                                    fast=True, params=params)
             cl = [c for lk in links for c in lk.clauses]
             if cl:
                 opts.append((out[0] / max(1, len(keyed[p])), min(cl), max(cl)))
@@ -711,7 +776,7 @@ def place_unordered(
             sc, a, e = options[p][0]
             placed.append(ParagraphLink(p, a, e, round(sc, 3), 0.0))
     placed.sort(key=lambda lk: lk.first)
-    placed = _fill_gaps(placed, keyed, clause_keys, section_starts, r, lex, bg_base)
+    placed = _fill_gaps(placed, keyed, clause_keys, section_starts, r, lex, bg_base, params)
     for lk in placed:
         cs = range(lk.first, lk.last + 1)
         z = lex.evidence_row(paras[lk.index])
@@ -729,22 +794,23 @@ def _fill_gaps(
     rho: float,
     lex: _Lex,
     bg_base: list[float],
-    near: int = 8,
-    max_sentences: int = 3,
+    params: AlignerParams = PARAMS,
 ) -> list[ParagraphLink]:
     """Move isolated paragraphs into the gaps the others leave.
 
     A translation covers its text without holes, so a stretch of clauses that no paragraph takes,
     between two that are placed, is where a paragraph placed far from every other one most likely
     belongs (主人揖宾，下堂 fits the end of 主人酬宾 as well as a place in 旅酬; 一人举觯 reads much
-    like 二人举觯). A paragraph with no other within ``near`` clauses is moved to the gap where the
-    sentence aligner scores it best: a short one (at most ``max_sentences`` sentences) if that
-    score is positive, a longer one if it is at least :data:`GAP_SHARE` of its score where it is.
+    like 二人举觯). A paragraph with no other within ``params.gap_near`` clauses is moved to the gap
+    where the sentence aligner scores it best: a short one (at most ``params.gap_max_sentences``
+    sentences) if that score is positive, a longer one if it is at least ``params.gap_share`` of
+    its score where it is.
     """
+    near, band = params.gap_near, params.gap_band
     if len(placed) < 3:
         return placed
     for lk in list(placed):
-        short = len(keyed[lk.index]) <= max_sentences
+        short = len(keyed[lk.index]) <= params.gap_max_sentences
         others = [o for o in placed if o is not lk]
         if any(o.first - near <= lk.last and lk.first <= o.last + near for o in others):
             continue
@@ -753,9 +819,9 @@ def _fill_gaps(
         best: tuple[float, int, int] | None = None
         for g0, g1 in gaps:
             out: list[float] = []
-            links = align_sentences([keyed[lk.index]], clause_keys, [(g0, g1)], rho=rho, band=2,
+            links = align_sentences([keyed[lk.index]], clause_keys, [(g0, g1)], rho=rho, band=band,
                                     section_starts=section_starts, lex=lex, score_out=out,
-                                    bg_base=bg_base, fast=True)
+                                    bg_base=bg_base, fast=True, params=params)
             cl = [c for x in links for c in x.clauses]
             if cl and out[0] > 0 and (best is None or out[0] > best[0]):
                 best = (out[0], min(cl), max(cl))
@@ -763,18 +829,14 @@ def _fill_gaps(
             continue
         if not short:
             here: list[float] = []
-            align_sentences([keyed[lk.index]], clause_keys, [(lk.first, lk.last)], rho=rho, band=2,
+            align_sentences([keyed[lk.index]], clause_keys, [(lk.first, lk.last)], rho=rho, band=band,
                             section_starts=section_starts, lex=lex, score_out=here, bg_base=bg_base,
-                            fast=True)
-            if not here or best[0] < GAP_SHARE * here[0]:
+                            fast=True, params=params)
+            if not here or best[0] < params.gap_share * here[0]:
                 continue
         lk.first, lk.last = best[1], best[2]
     placed.sort(key=lambda lk: lk.first)
     return placed
-
-
-#: A long paragraph moves to a gap if it scores there at least this share of where it was.
-GAP_SHARE = 0.8
 
 
 def _attach_stragglers(links: list[SentenceLink], n: int, para: int) -> list[SentenceLink]:
@@ -818,6 +880,7 @@ def align_translation(
     section_starts: set[int] | None = None,
     ordered: bool = True,
     rho: float | None = None,
+    params: AlignerParams = PARAMS,
 ) -> list[AlignedParagraph]:
     """Align translation paragraphs, given as lists of sentence keys, to the clauses.
 
@@ -829,10 +892,10 @@ def align_translation(
     paras = ["".join(ss) for ss in keyed]
     repeats: list[ParagraphLink] = []
     if ordered:
-        plinks = align_paragraphs(paras, clause_keys, section_starts, rho=rho)
+        plinks = align_paragraphs(paras, clause_keys, section_starts, rho=rho, params=params)
         placed = [lk.index for lk in plinks]
     else:
-        plinks, repeats = _repeats(place_unordered(keyed, clause_keys, section_starts, rho=rho))
+        plinks, repeats = _repeats(place_unordered(keyed, clause_keys, section_starts, rho=rho, params=params))
         placed = [lk.index for lk in plinks]
     if not plinks:
         return []
@@ -841,16 +904,17 @@ def align_translation(
     if r is None:
         ratios = sorted(len(paras[i]) / max(1, sum(len(clause_keys[c]) for c in range(a, b + 1)))
                         for i, (a, b) in zip(placed, runs, strict=True))
-        r = ratios[len(ratios) // 2] if len(ratios) >= MIN_PARAS_FOR_RHO else DEFAULT_RHO
+        r = params.rho_of(ratios)
     background = [k for ss in keyed for k in ss]
     if ordered:
         slinks = align_sentences([keyed[i] for i in placed], clause_keys, runs, rho=r,
-                                 section_starts=section_starts, background=background)
+                                 section_starts=section_starts, background=background, params=params)
     else:
-        lex = _Lex(clause_keys)
+        lex = _Lex(clause_keys, params)
         bg_base = lex.mean_match(background)
         slinks = align_sentences([keyed[i] for i in placed], clause_keys, runs, rho=r,
-                                 section_starts=section_starts, lex=lex, bg_base=bg_base, fast=True)
+                                 section_starts=section_starts, lex=lex, bg_base=bg_base, fast=True,
+                                 params=params)
     out: list[AlignedParagraph] = []
     groups: dict[int, list[SentenceLink]] = {}
     for sl in slinks:
@@ -869,8 +933,8 @@ def align_translation(
         i = lk.index
         width = lk.last - lk.first + 1
         mine = align_sentences([keyed[i]], clause_keys, [(lk.first, lk.last)], rho=r,
-                               band=min(PLACE_BAND, max(6, width // 2)), section_starts=section_starts,
-                               lex=lex, bg_base=bg_base, max_half=PLACE_BAND, fast=True)
+                               band=params.place_band_for(width), section_starts=section_starts,
+                               lex=lex, bg_base=bg_base, max_half=params.place_band, fast=True, params=params)
         for sl in mine:
             sl.para = i
         mine = _attach_stragglers(mine, len(keyed[i]), i)

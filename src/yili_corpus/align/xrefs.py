@@ -3,7 +3,9 @@
 Types: ``note`` (another note of this chapter: 参阅注（55）), ``section`` (a section of this
 chapter: （见第13节）, （第14节）, （参见第32节）), ``other-chapter`` (a chapter of 《仪礼》 other than
 this one: 参阅《士昏礼》注（21）, 《士丧礼》作“脡”（见彼第24节）) and ``other-work`` (《周礼·春官·司常》,
-《尔雅·释乐》 …). Which titles are chapters of 《仪礼》 is data: ``corpus/yili-chapters.tsv``.
+《尔雅·释乐》 …). Which titles are chapters of 《仪礼》 is data: ``corpus/yili-chapters.tsv``; so is the
+phrasing (见, 参见, 参阅; 彼; the titles 《注》《疏》《记》 of the chapter's own layers): the ``see``,
+``that`` and ``own-title`` rows of ``corpus/genre.tsv`` (:class:`~yili_corpus.genre.Genre`).
 """
 
 from __future__ import annotations
@@ -15,11 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
+from ..genre import Genre
 
-NOTE_REF_RE = re.compile(r"(?:参阅|参见|见)(?:《([^》]+)》)?注[（(](\d+)[）)]")
-SECTION_REF_RE = re.compile(r"[（(](?:参见|见)?(彼)?第(\d+)节[）)]")
 TITLE_RE = re.compile(r"《([^》]+)》")
-COMMENTARY_TITLES = frozenset({"注", "疏", "记"})
 
 
 @dataclass
@@ -79,11 +79,11 @@ class Chapters:
         return self.names.get(head)
 
 
-def parse_xrefs(text: str, chapters: Chapters) -> list[XRef]:
-    """The cross-references in a note's text, in order."""
+def parse_xrefs(text: str, chapters: Chapters, genre: Genre) -> list[XRef]:
+    """The cross-references in a note's text, in order, as ``genre`` phrases them."""
     out: list[XRef] = []
     taken: list[tuple[int, int]] = []
-    for m in NOTE_REF_RE.finditer(text):
+    for m in genre.note_ref_re.finditer(text):
         title, n = m.group(1), int(m.group(2))
         if title:
             ch = chapters.chapter(title)
@@ -92,7 +92,7 @@ def parse_xrefs(text: str, chapters: Chapters) -> list[XRef]:
         else:
             out.append(XRef("note", m.group(0), m.start(), m.end(), n))
         taken.append((m.start(), m.end()))
-    for m in SECTION_REF_RE.finditer(text):
+    for m in genre.section_ref_re.finditer(text):
         n = int(m.group(2))
         if m.group(1):  # 彼: "that" chapter, named before
             titles = [t for t in TITLE_RE.finditer(text, 0, m.start())]
@@ -106,7 +106,7 @@ def parse_xrefs(text: str, chapters: Chapters) -> list[XRef]:
         if any(a <= m.start() < b for a, b in taken):
             continue
         title = m.group(1)
-        if title in COMMENTARY_TITLES:
+        if title in genre.own_titles:
             continue  # 贾《疏》, 郑《注》: this chapter's own commentary layers, not another work
         ch = chapters.chapter(title)
         if ch == chapters.this:

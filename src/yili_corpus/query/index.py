@@ -183,10 +183,16 @@ def tei_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def has_overlays(folder: Path | None) -> bool:
+    """Whether ``folder`` holds overlays (``*.xml``); without any, the import module that reads
+    them is not loaded."""
+    return folder is not None and folder.is_dir() and any(folder.glob("*.xml"))
+
+
 def index_digest(tei: Path, overlays: Path | None) -> str:
     """The digest an index is kept under: the TEI's, combined with the overlays' if any."""
     d = tei_digest(tei)
-    if overlays is not None and overlays.is_dir() and any(overlays.glob("*.xml")):
+    if has_overlays(overlays):
         from ..overlay import overlays_digest
 
         d = hashlib.sha256((d + overlays_digest(overlays)).encode()).hexdigest()
@@ -278,7 +284,7 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
                             ((g, uid, r.layer, r.section, r.key.count(g)) for g in _grams(r.key)))
     if doc is None:
         raise DataError("the TEI has no header", str(tei))
-    if overlays is not None and norm is not None:
+    if overlays is not None and norm is not None and has_overlays(overlays):
         from ..overlay import read_overlays
 
         for ov in read_overlays(overlays):

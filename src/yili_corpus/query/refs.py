@@ -1,4 +1,4 @@
-"""Reference parsing: every form DESIGN.md §6 accepts, and section ranges.
+"""Reference parsing: every form docs/design.md ("Citations") accepts, and section ranges.
 
 Canonical: ``xiangsheli.SECTION[.PARAGRAPH[.CLAUSE]][@LAYER]``. Also: ``16``, ``16.2``, ``§16``,
 ``乡射礼16``, ``乡射礼第十六节``, ``鄉射禮 16``, ``第16节``, ``16@zhu``, in simplified or

@@ -183,9 +183,9 @@ class QueryNormaliser:
         return self.folds.get(c, c)
 
     def key(self, text: str) -> str:
-        from ..model import is_text_char
+        from ..model import GETA, is_text_char
 
-        return "".join(self.folds.get(c, c) for c in text if c == "\u3013" or is_text_char(c))
+        return "".join(self.folds.get(c, c) for c in text if c == GETA or is_text_char(c))
 
 
 def make_normaliser(index: Index) -> QueryNormaliser:
@@ -223,7 +223,8 @@ def search(
     context: int = 10,
     limit: int | None = None,
 ) -> dict[str, Any]:
-    """Search the index; returns the JSON of DESIGN.md §7 plus counts by layer.
+    """Search the index; returns the search JSON of docs/design.md ("The command-line contract"),
+    with counts by layer.
 
     ``total`` and ``counts`` always count every occurrence; with ``limit`` only the first
     ``limit`` hits (in text order) are returned, which keeps a first page fast on a large corpus.

@@ -1,4 +1,5 @@
-"""A passage with all its layers (``yili show``), as the JSON of DESIGN.md §7 and as text."""
+"""A passage with all its layers (``yili show``), as text and as the show JSON of docs/design.md
+("The command-line contract")."""
 
 from __future__ import annotations
 
@@ -78,7 +79,8 @@ class Passage:
         return [u for p in self.paragraphs for u in p.units if u.layer == layer and self._covers(u)]
 
     def to_json(self) -> dict[str, Any]:
-        """``{"ref", "section", "title", "layers": {LAYER: [UNIT, …]}}`` (DESIGN.md §7)."""
+        """``{"ref", "section", "title", "layers": {LAYER: [UNIT, …]}}`` (docs/design.md,
+        "The command-line contract")."""
         layers: dict[str, list[dict[str, Any]]] = {}
         text_layer = self.section.layer
         if text_layer in self.layers:

@@ -11,7 +11,8 @@ For a section, paragraph or clause:
 * ``shu`` — the 疏 blocks on it, with the range their lemma names.
 * ``notes`` — the notes on it, with the notes, sections, chapters and works they point to.
 * ``works`` — other works its 注 and 疏 cite, with normalised titles (the TEI header's list).
-* ``repeats`` — its clauses that recur elsewhere in the chapter word for word (如初, 亦如之 …).
+* ``repeats`` — its clauses that recur elsewhere in the chapter word for word; ``chain`` when the
+  clause repeats an earlier rite (如初, 亦如之 …: the ``repeat`` markers, :data:`~yili_corpus.genre.READ_WING`).
 * ``targets`` — the sections of this chapter all of that points to, in order.
 """
 
@@ -22,6 +23,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..document import Document, Ref, readable
+from ..genre import READ_WING
 from .clauses import ClauseTable
 from .refs import Ref as RefAddr
 from .show import Passage
@@ -163,7 +165,7 @@ def xref(doc: Document, ref: RefAddr, ix: XrefIndex | None = None) -> dict[str, 
         others = [c for c in ix.by_key.get(key, []) if c != cid]
         if len(key) >= MIN_SHARED and others:
             repeats.append({"clause": cid, "text": ix.text[cid], "also": others,
-                            "chain": any(w in key for w in ("如初", "如之", "亦如"))})
+                            "chain": READ_WING.repeats(key)})
     for j in ji:
         if "section" in j and sec.layer == "ji":
             targets.add(j["section"])

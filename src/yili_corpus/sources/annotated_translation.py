@@ -2,7 +2,8 @@
 
 The page holds numbered notes ``（22）lemma：gloss`` — several may share a line — then a
 ``【译文】`` heading and the translation paragraphs, one a line. A note whose text opens with
-``此节述…之仪`` opens a section (a section summary). Text before the first numbered note is the
+``此节述…之仪`` opens a section (a section summary: the ``summary-open`` and ``summary-close``
+rows of the genre table). Text before the first numbered note is the
 tail of a note that began on the previous page. Page titles, page headers ``(第2/3页)`` and
 navigation text (``请点击下一页``) are reported as noise.
 """
@@ -11,19 +12,19 @@ from __future__ import annotations
 
 import re
 
+from ..genre import Genre
 from ..model import ParsedSource, SourceUnit
-from .common import NAVIGATION_RE, PAGE_HEADER_RE
+from .common import NAVIGATION_RE, PAGE_HEADER_RE, genre_option
 from .reader import LineText, strip_span
 
 NOTE_START_RE = re.compile(r"（(\d{1,4})）")
-OPENER_RE = re.compile(r"^[此以]节述(.+?)之[仪事]")
 TRANS_HEADING = "【译文】"
 
 
-def note_meta(body: str) -> dict[str, object]:
+def note_meta(body: str, genre: Genre) -> dict[str, object]:
     """Lemma (text before the first ：) and section-opener information of a note body."""
     meta: dict[str, object] = {}
-    m = OPENER_RE.match(body)
+    m = genre.summary_re.match(body)
     if m:
         meta["opener"] = True
         meta["summary"] = m.group(0)
@@ -44,6 +45,7 @@ def note_meta(body: str) -> dict[str, object]:
 def parse(source_id: str, text: str, path: str, **options: object) -> ParsedSource:
     """Parse notes, section summaries and translation paragraphs."""
     lt = LineText(source_id, text, path)
+    genre = genre_option(options)
     units: list[SourceUnit] = []
     noise = []
     expected: int | None = None
@@ -107,7 +109,7 @@ def parse(source_id: str, text: str, path: str, **options: object) -> ParsedSour
             b0, b1 = strip_span(ln, a1, end_c)
             body = ln[b0:b1]
             units.append(lt.unit("note", lineno, b0, b1, n=n, series="（）", label=(a0, a1),
-                                 **note_meta(body)))
+                                 **note_meta(body, genre)))
     if not any(u.kind == "note" for u in units):
         raise lt.error("no numbered note found", 1)
     return ParsedSource(source_id, path, text, units, noise)

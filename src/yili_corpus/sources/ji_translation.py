@@ -2,7 +2,8 @@
 
 Paragraphs, one a line: 记 text (punctuated), its translation, a numbered paragraph ``53.…``
 carrying note markers ``〔n〕``, its translation, a line of notes ``〔1〕…〔12〕…``, then lemma notes
-``lemma：gloss``, one a line. Text and translation are told apart by modern function words.
+``lemma：gloss``, one a line. Text and translation are told apart by modern function words (the
+``modern`` rows of the genre table).
 Placeholders such as ``[生僻字详见原文]`` stand where a character could not be typed: they are
 reported as noise and marked in the unit so that the collation sees a missing character.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ..model import ParsedSource, SourceUnit
-from .common import is_modern, placeholder_skips
+from .common import genre_option, placeholder_skips
 from .reader import LineText, strip_span
 
 PARA_NO_RE = re.compile(r"^(\d{1,3})\s*[.．、]\s*")
@@ -22,6 +23,7 @@ MARKER_RE = re.compile(r"〔(\d{1,3})〕")
 def parse(source_id: str, text: str, path: str, **options: object) -> ParsedSource:
     """Parse 记 text, translation and the two series of notes."""
     lt = LineText(source_id, text, path)
+    genre = genre_option(options)
     units: list[SourceUnit] = []
     noise = []
     para = 0
@@ -71,7 +73,7 @@ def parse(source_id: str, text: str, path: str, **options: object) -> ParsedSour
             if rep:
                 noise.append(lt.noise(lineno, col + a, col + b,
                                       "placeholder for a character the transcription could not type"))
-        if is_modern(body):
+        if genre.is_modern(body):
             units.append(lt.unit("trans", lineno, col, c1, para=para, para_label=label,
                                  skips=sorted(skips)))
         else:

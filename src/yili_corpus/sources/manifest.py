@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import tomllib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from ..errors import DataError
+from ..genre import Commentator, Genre, load_commentators
 from ..model import ParsedSource
 from . import PARSERS
 from .reader import read_corpus_file, read_source, utf8_error
@@ -59,6 +61,16 @@ class Manifest:
     def rank(self) -> dict[str, int]:
         """Witness ranks for breaking ties in the collation (lower ranks higher)."""
         return {s.id: s.rank for s in self.sources}
+
+    @cached_property
+    def genre(self) -> Genre:
+        """The markers of the genre (``[tables] genre``), read once."""
+        return Genre.load(self.table("genre"))
+
+    @cached_property
+    def commentators(self) -> list[Commentator]:
+        """The commentators (``[tables] commentators``), read once."""
+        return load_commentators(self.table("commentators"))
 
 
 def sha256_file(path: Path) -> str:
@@ -140,5 +152,6 @@ def parse_all(manifest: Manifest) -> dict[str, ParsedSource]:
         p = s.path(manifest.corpus_dir)
         text = read_source(p)
         rel = f"corpus/{s.file}"
-        out[s.id] = PARSERS[s.format](s.id, text, rel, chapter_title=manifest.chapter_title)
+        out[s.id] = PARSERS[s.format](s.id, text, rel, chapter_title=manifest.chapter_title,
+                                         genre=manifest.genre)
     return out

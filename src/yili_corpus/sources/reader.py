@@ -7,43 +7,10 @@ from pathlib import Path
 
 from ..errors import SourceError
 from ..model import Noise, SourceUnit
+from ..tables import MAX_CORPUS_FILE, read_corpus_file, utf8_error
 
-#: Bytes a file of the corpus (a source, a table, the manifest) may have. The largest is 31 KB;
-#: 16 MB is 500 times that, and keeps a FIFO, a device or a runaway file named in corpus/ from
-#: hanging the build or filling memory.
-MAX_CORPUS_FILE = 16 << 20
-
-
-def read_corpus_file(path: Path | str, what: str = "corpus file") -> bytes:
-    """The bytes of a file of the corpus; one that cannot be read, is not a regular file or is
-    larger than :data:`MAX_CORPUS_FILE` is damaged data naming the file (exit 3)."""
-    from ..errors import UsageError
-    from ..files import read_bounded
-
-    try:
-        return read_bounded(Path(path), MAX_CORPUS_FILE, what)
-    except UsageError as exc:
-        msg = str(exc)
-        if msg.startswith(f"cannot read {path}: "):
-            msg = "cannot read: " + msg.removeprefix(f"cannot read {path}: ")  # cannot read: it is a folder
-        raise SourceError(msg.removeprefix(f"{path} "), str(path)) from None
-
-
-def utf8_error(data: bytes, exc: UnicodeDecodeError, path: str) -> SourceError:
-    """The error for bytes that are not UTF-8: file, line and byte, and a hint if the line reads
-    as GBK/GB18030."""
-    line = data.count(b"\n", 0, exc.start) + 1
-    hint = "truncated or invalid UTF-8 sequence"
-    ls = data.rfind(b"\n", 0, exc.start) + 1
-    le = data.find(b"\n", exc.start)
-    bad_line = data[ls : le if le >= 0 else len(data)]
-    try:
-        bad_line.decode("gb18030")
-        if exc.end < len(data):
-            hint = "not UTF-8 (the line decodes as GBK/GB18030; convert the file to UTF-8)"
-    except UnicodeDecodeError:
-        pass
-    return SourceError(f"{hint} at byte {exc.start}", path, line)
+__all__ = ["MAX_CORPUS_FILE", "read_corpus_file", "utf8_error", "decode_source", "read_source", "LineText",
+           "strip_span"]
 
 
 def decode_source(data: bytes, path: str) -> str:

@@ -6,9 +6,8 @@ its file, as an RFC 5147 fragment (``#w003 corpus/003_….txt#char=5678,5702``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..build import BuildResult, Locator
 from ..document import (
     App,
     CharDecl,
@@ -24,6 +23,10 @@ from ..document import (
     Witness,
 )
 from ..model import SourceUnit, is_private_use
+from ..text.segment import Locator
+
+if TYPE_CHECKING:  # the build's result, passed in by the pipeline
+    from ..build_result import BuildResult
 
 NORMALIZATION = (
     "Search and matching use a normalised key: only text characters (CJK ideographs, private-use "
@@ -136,6 +139,9 @@ def to_document(r: BuildResult) -> Document:
     cid = m.chapter_id
     ptr = _Pointers(r)
     gl = _Glyphs(r)
+    # the commentators of the layers the witnesses carry (corpus/commentators.tsv)
+    commentators = [c for c in m.commentators if any(c.layer in s.layers for s in m.sources)]
+    resp = {c.layer: f"#{c.id}" for c in commentators}
     loc = Locator(r.sections)
 
     def clause_content(a: int, b: int) -> list[Any]:
@@ -184,7 +190,7 @@ def to_document(r: BuildResult) -> Document:
         zid[id(u)] = uid
         pid, t0, t1 = span_ids(z.span.start, z.span.end)
         place(Unit(uid, "zhu", gl.split(u.source, u.text), t0, t1, ptr.unit(u), n=str(u.meta["n"]),
-                   resp="#zhengxuan"), pid)
+                   resp=resp.get("zhu")), pid)
     # 疏
     for sa in r.shu:
         head = sa.units[0]
@@ -196,7 +202,7 @@ def to_document(r: BuildResult) -> Document:
         attrs = {"form": sa.form, "how": sa.how}
         if sa.zhu:
             attrs["zhu"] = " ".join(f"#{zid[id(x)]}" for x in sa.zhu if id(x) in zid)
-        place(Unit(uid, "shu", [], t0, t1, ptr.unit(head), n=str(sa.block), resp="#jiagongyan",
+        place(Unit(uid, "shu", [], t0, t1, ptr.unit(head), n=str(sa.block), resp=resp.get("shu"),
                    attrs=attrs, parts=parts, editorial=sa.reason), pid)
     # notes: ids first (cross-references point at notes later in the file)
     note_uid: list[str] = []
@@ -266,25 +272,22 @@ def to_document(r: BuildResult) -> Document:
     variants = [(f, vt.fold[f], vt.seen[f]) for f in vt.fold]
     works = load_works(m.table("works")) if "works" in m.tables else []
     return Document(cid, m.work_title, m.chapter_title, m.chapter_number, witnesses, chars, sections,
-                    NORMALIZATION, COLLATION, "corpus/variants.tsv", variants, works)
+                    NORMALIZATION, COLLATION, "corpus/variants.tsv", variants, works,
+                    commentators=[(c.id, c.name, c.resp) for c in commentators])
 
 
 def load_works(path: Any) -> list[tuple[str, str, str, str]]:
     """Read ``corpus/works.tsv``: title, normal, kind, seen."""
-    import csv
-    from pathlib import Path
-
     from ..errors import DataError
-    from ..tables import read_lines
+    from ..tables import read_table
 
-    p = Path(path)
-    numbered = read_lines(p, "works table")  # unreadable or not UTF-8: DataError naming the line
     out = []
-    rows = csv.DictReader([ln for _i, ln in numbered], delimiter="\t", quoting=csv.QUOTE_NONE)
-    for (i, _ln), row in zip(numbered[1:], rows, strict=False):
-        if not row.get("title") or not row.get("normal") or row.get("kind") not in ("chapter", "work", "part", "poem"):
-            raise DataError(f"bad works row: {str(row)[:200]}", str(p), i)
-        out.append((row["title"], row["normal"], row["kind"], row.get("seen") or ""))
+    for i, cells in read_table(path, ["title", "normal", "kind", "seen"], "works table"):
+        title, normal, kind, seen = ([c.strip() for c in cells] + ["", "", "", ""])[:4]
+        if not title or not normal or kind not in ("chapter", "work", "part", "poem"):
+            row = "\t".join(cells)
+            raise DataError(f"bad works row: {row[:200]!r}", str(path), i)
+        out.append((title, normal, kind, seen))
     return out
 
 

@@ -31,7 +31,7 @@ from ..document import (
     Witness,
 )
 from ..errors import DataError
-from .write import FORMS, SERIES, TEI_NS, XML_ID, XML_LANG
+from .core import FORMS, SERIES, TEI_NS, XML_ID, XML_LANG
 
 #: The largest TEI file the reader accepts (bytes). The chapter is about 0.5 MB.
 MAX_BYTES = 64 * 1024 * 1024
@@ -290,6 +290,11 @@ class _Reader:
              b.get("type", ""), b.findtext("t:note", "", NS))
             for b in root.iterfind("t:teiHeader/t:fileDesc/t:sourceDesc/t:listBibl/t:bibl", NS)
         ]
+        commentators = [
+            (p.get(XML_ID, ""), p.text or "", rs.findtext("t:resp", "", NS))
+            for rs in root.iterfind("t:teiHeader/t:fileDesc/t:titleStmt/t:respStmt", NS)
+            for p in rs.iterfind("t:persName", NS)
+        ]
         ed = root.find("t:teiHeader/t:encodingDesc", NS)
         normalization = collation = variants = ""
         chars = []
@@ -330,7 +335,7 @@ class _Reader:
             sections.append(Section(self.req(sd, XML_ID), self.num(sd, "n"), sd.get("subtype", "jing"),
                                     sd.findtext("t:head", "", NS), paras, _ids(sd.get("corresp"))))
         return Document(doc_id, work, chapter, number, witnesses, chars, sections, normalization,
-                        collation, variants, folds, works)
+                        collation, variants, folds, works, commentators=commentators)
 
 
 def iter_tei(path: Path | str):  # type: ignore[no-untyped-def]

@@ -39,9 +39,9 @@ from lxml import etree
 from ..errors import DataError, UsageError
 from ..files import read_bounded
 from . import read as tei_read
+from .core import TEI_NS, XML_ID
 from .read import parse_tei
 from .schema import load_schema
-from .write import TEI_NS, XML_ID
 
 POINTER_ATTRS = ("target", "targetEnd", "corresp", "wit", "ref", "resp", "source")
 CHAR_RE = re.compile(r"^(corpus/[^#\s]+)#char=(\d+),(\d+)$")

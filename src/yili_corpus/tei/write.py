@@ -12,17 +12,8 @@ from lxml import etree
 
 from ..document import App, Document, Glyph, Ref, Section, Unit
 from ..document import Paragraph as DocParagraph
+from .core import FORMS, SERIES, TEI_NS, XML_ID, XML_LANG, T, indent
 
-TEI_NS = "http://www.tei-c.org/ns/1.0"
-XML_NS = "http://www.w3.org/XML/1998/namespace"
-T = f"{{{TEI_NS}}}"
-XML_ID = f"{{{XML_NS}}}id"
-XML_LANG = f"{{{XML_NS}}}lang"
-
-#: Series of notes → @subtype.
-SERIES = {"（）": "numbered", "〔〕": "bracketed", "lemma": "lemma", "": "none"}
-#: 疏 lemma forms → @subtype.
-FORMS = {"“X”至“Y”": "range", "“X”": "single", "注“X”至“Y”": "zhu-range", "注“X”": "zhu-single"}
 LAYER_TITLES = {"jing": "经", "ji": "记", "zhu": "郑注", "shu": "贾疏", "note": "今注", "trans": "今译"}
 
 
@@ -166,7 +157,7 @@ def build_tree(doc: Document) -> etree._Element:
     ts = _el(fd, "titleStmt")
     _el(ts, "title", {XML_LANG: "zh-Hans"}, f"{doc.work}·{doc.chapter}：经、记、郑注、贾疏、今注、今译对照")
     _el(ts, "title", {"type": "sub", XML_LANG: "en"}, f"Yili, chapter {doc.number}: aligned, citable corpus")
-    for resp, pid, name in (("注", "zhengxuan", "郑玄"), ("疏", "jiagongyan", "贾公彦")):
+    for pid, name, resp in doc.commentators:
         rs = _el(ts, "respStmt")
         _el(rs, "resp", None, resp)
         _el(rs, "persName", {XML_ID: pid}, name)
@@ -248,45 +239,6 @@ def _section(body: etree._Element, s: Section, index: dict[str, tuple[int, int]]
     _el(div, "head", None, s.title)
     for p in s.paragraphs:
         _paragraph(div, p, index, all_paras)
-
-
-#: Elements whose content is text (mixed content): never indented, their white space is text.
-MIXED = frozenset({
-    "seg", "p", "lem", "rdg", "sic", "corr", "supplied", "g", "ref", "title", "label", "item", "head",
-    "resp", "persName", "name", "idno", "mapping", "language", "note", "witness", "orig", "reg",
-})
-#: ab holding 经/记 clauses or translation sentences is element-only; other ab (the parts of a 疏
-#: block) hold text.
-ELEMENT_ONLY_AB = frozenset({"jing", "ji", "trans"})
-
-
-def is_mixed(e: etree._Element) -> bool:
-    """True for an element whose content is text (see :data:`MIXED`); a 疏 note holding parts
-    (``p``) is element-only."""
-    name = etree.QName(e).localname
-    if name == "note" and len(e) and etree.QName(e[0]).localname == "ab":
-        return False
-    if name == "ab":
-        return e.get("type") not in ELEMENT_ONLY_AB
-    if name == "p" and not (e.text or "").strip() and len(e) == 1 and etree.QName(e[0]).localname == "list":
-        return False
-    if name == "p" and len(e) and etree.QName(e[-1]).localname == "list" and not (e[-1].tail or "").strip():
-        return True
-    if name == "item" and len(e) and etree.QName(e[0]).localname == "choice":
-        return False
-    return name in MIXED
-
-
-def indent(e: etree._Element, level: int = 0) -> None:
-    """Indent element-only content by two spaces a level; leave mixed content untouched."""
-    if not is_mixed(e) and len(e):
-        pad = "\n" + "  " * (level + 1)
-        e.text = pad
-        for child in e:
-            child.tail = pad
-        e[-1].tail = "\n" + "  " * level
-    for child in e:
-        indent(child, level + 1)
 
 
 def to_bytes(doc: Document) -> bytes:

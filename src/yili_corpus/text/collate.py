@@ -5,8 +5,8 @@ coordinate system. Every paragraph of every other witness is located in the base
 offset voting), aligned to it (difflib), and every place where a witness differs becomes part of a
 collation *site*. At each site each witness's reading is classified:
 
-* ``placeholder`` — it contains a private-use code point, 〓 or ■: the witness has a character
-  there that it could not encode. Not a vote; the character is restored from the others and the
+* ``placeholder`` — it contains a private-use code point, 〓 or ■
+  (:data:`~yili_corpus.model.PLACEHOLDER_MARKS`): the witness has a character there that it could not encode. Not a vote; the character is restored from the others and the
   code point's meaning is learned (U+E270 = 搢).
 * ``lacuna`` — it is another witness's reading with characters removed that this witness never
   writes anywhere (a character lost in transcription). Not a vote; restored from the others.

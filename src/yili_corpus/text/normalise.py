@@ -14,9 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import DataError, shown
-from ..model import is_text_char
-
-GETA = "\u3013"
+from ..model import GETA, PLACEHOLDER_MARKS, is_text_char
 
 
 @lru_cache(maxsize=1)
@@ -111,4 +109,4 @@ def is_placeholder(ch: str) -> bool:
     """True for a key character that stands for an unknown or unencoded character."""
     from ..model import is_private_use
 
-    return ch == GETA or ch == "■" or is_private_use(ch)
+    return ch in PLACEHOLDER_MARKS or is_private_use(ch)

@@ -8,7 +8,8 @@
   nearest clause start. The first paragraph of a fragmentary witness starts where its page starts,
   not where a paragraph does, and gives no break unless it falls on a section start.
 
-Ids follow DESIGN.md §3: ``xiangsheli.16``, ``xiangsheli.16.2``, ``xiangsheli.16.2.3``.
+Ids (docs/design.md, "Layers and units"): ``xiangsheli.16``, ``xiangsheli.16.2``,
+``xiangsheli.16.2.3``.
 """
 
 from __future__ import annotations
@@ -159,3 +160,17 @@ def segment(
     for st in col.sites:
         st.section = next(s.n for s in sections if s.start <= st.start < s.end)
     return sections
+
+
+class Locator:
+    """Base-key offset → the section, paragraph and clause that hold it (an offset before the
+    first clause belongs to the first)."""
+
+    def __init__(self, sections: list[Section]) -> None:
+        self.clauses = [(c.start, c, p, s) for s in sections for p in s.paragraphs for c in p.clauses]
+        self.starts = [c[0] for c in self.clauses]
+
+    def at(self, off: int) -> tuple[Section, Paragraph, Clause]:
+        i = max(0, bisect.bisect_right(self.starts, off) - 1)
+        _st, c, p, s = self.clauses[i]
+        return s, p, c

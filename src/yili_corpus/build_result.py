@@ -1,0 +1,37 @@
+"""What the build makes: :class:`BuildResult`, passed from the pipeline (:mod:`yili_corpus.build`)
+to the reports (:mod:`yili_corpus.report`) and the TEI assembly (:mod:`yili_corpus.tei.assemble`).
+
+It imports nothing at run time, so every consumer can name it without loading the steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # types only: the steps are loaded by the pipeline, not by this module
+    from .align.commentary import ShuAnchor, ZhuAnchor
+    from .align.duplicates import TransLink
+    from .align.notes import NoteAnchor
+    from .model import ParsedSource, Section
+    from .sources.manifest import Manifest
+    from .text.collate import Collation
+    from .text.normalise import Normaliser
+
+
+@dataclass
+class BuildResult:
+    """Everything the build made."""
+
+    manifest: Manifest
+    parsed: dict[str, ParsedSource]
+    norm: Normaliser
+    collation: Collation
+    sections: list[Section]
+    translations: list[TransLink]
+    notes: list[NoteAnchor]
+    coverage: dict[str, dict[str, Any]]
+    unplaced: list[dict[str, Any]]
+    zhu: list[ZhuAnchor] = field(default_factory=list)
+    shu: list[ShuAnchor] = field(default_factory=list)
+    stale_overrides: list[dict[str, Any]] = field(default_factory=list)

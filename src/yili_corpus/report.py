@@ -1,0 +1,248 @@
+"""The build's reports: the coverage report (text for the terminal, :func:`format_report`; data,
+:func:`report_json`) and the alignment report (:func:`alignment_report`, :func:`format_alignment`).
+
+Every character of every source is placed in a layer or listed as noise with a reason
+(:func:`coverage_of` refuses silent loss); every variant, restored character and translation
+placement is listed, and the links the aligner is unsure of.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .build_result import BuildResult
+from .errors import DataError
+from .model import ParsedSource, count_text_chars, is_text_char
+from .text.segment import Locator
+
+#: Translation paragraph links below this confidence are listed in the report.
+LOW_CONFIDENCE = 0.8
+#: Sentence–clause links below this confidence (share of the clauses with lexical evidence in
+#: the sentence) are listed in the alignment report.
+LOW_SENTENCE_CONFIDENCE = 0.5
+
+
+def coverage_of(ps: ParsedSource) -> dict[str, Any]:
+    """Count text characters read, placed in a layer, and reported as noise; refuse silent loss."""
+    n = len(ps.text)
+    mark = bytearray(n)
+    for u in ps.units:
+        for i in range(u.offset, u.end):
+            mark[i] = 1
+    for z in ps.noise:
+        for i in range(z.offset, z.end):
+            mark[i] = 2
+    read = placed = noise = 0
+    lost: list[int] = []
+    for i, ch in enumerate(ps.text):
+        if not is_text_char(ch):
+            continue
+        read += 1
+        if mark[i] == 1:
+            placed += 1
+        elif mark[i] == 2:
+            noise += 1
+        else:
+            lost.append(i)
+    if lost:
+        i = lost[0]
+        line = ps.text.count("\n", 0, i) + 1
+        raise DataError(
+            f"{len(lost)} text characters are in no unit and no noise record (parser bug), first "
+            f"{ps.text[i:i + 8]!r}", ps.path, line,
+        )
+    return {
+        "source": ps.id,
+        "file": ps.path,
+        "read": read,
+        "placed": placed,
+        "noise": noise,
+        "placed_share": round(placed / read, 5) if read else 1.0,
+        "noise_items": [
+            {"line": z.line, "col": z.col, "text": z.text, "chars": count_text_chars(z.text), "reason": z.reason}
+            for z in ps.noise
+        ],
+    }
+
+
+def section_layers(r: BuildResult) -> None:
+    """Count the units of each layer in each section (``Section.layers``: the text layer's
+    paragraphs, 注, 疏 lemmas, notes and translation paragraphs)."""
+    loc = Locator(r.sections)
+    text_layer = {s.n: s.kind for s in r.sections}
+    for s in r.sections:
+        s.layers = {text_layer[s.n]: len(s.paragraphs)}
+    w = {al.stream.para: al for al in r.collation.alignments if al.stream.wit == "w003"}
+    for p in r.parsed.values():
+        for u in p.units:
+            if u.kind in ("zhu", "shu") and u.meta.get("para") in w:
+                al = w[u.meta["para"]]
+                if u.kind == "shu" and u.meta.get("role") != "lemma":
+                    continue
+                s, _p, _c = loc.at(al.bstart)
+                s.layers[u.kind] = s.layers.get(u.kind, 0) + 1
+    for a in r.notes:
+        if a.start is not None:
+            s, _p, _c = loc.at(a.start)
+            s.layers["note"] = s.layers.get("note", 0) + 1
+    for t in r.translations:
+        s, _p, _c = loc.at(r.collation.base.clauses[t.first][0])
+        s.layers["trans"] = s.layers.get("trans", 0) + 1
+
+
+def alignment_report(r: BuildResult) -> dict[str, Any]:
+    """Per section: which layers are aligned, how many units, how many low-confidence links."""
+    loc = Locator(r.sections)
+    col = r.collation
+    per: dict[int, dict[str, Any]] = {
+        s.n: {"section": s.n, "title": s.title, s.kind: sum(len(p.clauses) for p in s.paragraphs),
+              "zhu": 0, "shu": 0, "shu_by_position": 0, "note": 0, "note_approximate": 0, "note_summary": 0,
+              "trans": 0, "sentences": 0, "low_confidence": 0}
+        for s in r.sections
+    }
+    low: list[dict[str, Any]] = []
+    for z in r.zhu:
+        per[loc.at(z.span.start)[0].n]["zhu"] += 1
+    for sa in r.shu:
+        if sa.jing is None:
+            continue
+        row = per[loc.at(sa.jing.start)[0].n]
+        row["shu"] += 1
+        row["shu_by_position"] += sa.how != "exact"
+    for a in r.notes:
+        if a.start is None:
+            continue
+        row = per[loc.at(a.start)[0].n]
+        row["note"] += 1
+        row["note_approximate"] += a.how.startswith("approximate")
+        row["note_summary"] += a.section is not None
+    for t in r.translations:
+        for lk in t.links:
+            row = per[loc.at(col.base.clauses[lk.clauses[0]][0])[0].n]
+            row["sentences"] += len(lk.sentences)
+            if lk.confidence < LOW_SENTENCE_CONFIDENCE and not lk.override:
+                row["low_confidence"] += 1
+                low.append({
+                    "source": t.unit.source, "line": t.unit.line,
+                    "sentences": [i + 1 for i in lk.sentences],
+                    "text": "".join(t.unit.text[t.sentences[i][0]:t.sentences[i][1]] for i in lk.sentences),
+                    "clauses": [loc.at(col.base.clauses[c][0])[2].id for c in lk.clauses],
+                    "confidence": lk.confidence,
+                })
+        per[loc.at(col.base.clauses[t.first][0])[0].n]["trans"] += 1
+    return {"sections": list(per.values()), "low_confidence": low, "stale_overrides": r.stale_overrides}
+
+
+def format_alignment(rep: dict[str, Any]) -> str:
+    """The alignment report as a table."""
+    cols = ["jing", "ji", "zhu", "shu", "note", "trans", "sentences", "low_confidence"]
+    head = f"  {'§':>2} {'title':<12}" + "".join(f"{c[:9]:>10}" for c in cols)
+    lines = ["Alignment by section (units; low = sentence links with little lexical evidence)", head]
+    for row in rep["sections"]:
+        cells = []
+        for c in cols:
+            v = row.get(c, "")
+            if c == "shu" and row.get("shu_by_position"):
+                v = f"{v}({row['shu_by_position']}p)"
+            if c == "note" and row.get("note_approximate"):
+                v = f"{v}({row['note_approximate']}~)"
+            cells.append(f"{v if v != 0 else '·':>10}")
+        lines.append(f"  {row['section']:>2} {row['title']:<12}" + "".join(cells))
+    lines.append("  (p) resolved by position, (~) approximate lemma match")
+    if rep["low_confidence"]:
+        lines.append("")
+        lines.append("Low-confidence sentence links")
+        for x in rep["low_confidence"]:
+            lines.append(f"  {x['source']}:{x['line']} S{','.join(map(str, x['sentences']))} {x['confidence']:.2f} "
+                         f"{x['text'][:24]} → {x['clauses'][0]}…{x['clauses'][-1]}")
+    if rep["stale_overrides"]:
+        lines.append("")
+        lines.append("Overrides that match nothing (corpus/alignment-overrides.tsv)")
+        for x in rep["stale_overrides"]:
+            lines.append(f"  row {x['row']}: {x['reason']}")
+    return "\n".join(lines)
+
+
+def report_json(r: BuildResult) -> dict[str, Any]:
+    """The coverage report as a JSON-ready dict."""
+    col = r.collation
+    loc = Locator(r.sections)
+    restored = [s for s in col.sites if s.kind == "restored"]
+    return {
+        "sources": list(r.coverage.values()),
+        "sections": [{"n": s.n, "title": s.title, "layers": s.layers} for s in r.sections],
+        "variants": [
+            {"section": s.section, "kind": s.kind, "lemma": s.lemma, "sic": s.sic,
+             "readings": {x.wit: x.text for x in s.readings}, "rule": s.rule, "evidence": s.evidence}
+            for s in col.sites if s.kind in ("variant", "emendation")
+        ],
+        "restored": [
+            {"section": s.section, "text": s.lemma, "from": s.lemma_wits,
+             "readings": {x.wit: {"text": x.text, "status": x.status, "line": x.line, "col": x.col} for x in s.readings}}
+            for s in restored
+        ],
+        "placeholders": col.pua,
+        "translation": [
+            {"source": t.unit.source, "line": t.unit.line, "confidence": t.confidence,
+             "section": loc.at(col.base.clauses[t.first][0])[0].n,
+             "low": t.confidence < LOW_CONFIDENCE}
+            for t in r.translations
+        ],
+        "unplaced": r.unplaced,
+        "alignment": alignment_report(r),
+    }
+
+
+def dumps(data: Any) -> str:
+    """Stable JSON: sorted keys, UTF-8, two-space indent, final newline."""
+    return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+def format_report(r: BuildResult) -> str:
+    """The coverage report as text for the terminal."""
+    lines = ["Sources (text characters: CJK ideographs and private-use code points)"]
+    lines.append(f"  {'source':6} {'read':>6} {'placed':>7} {'noise':>6} {'placed %':>9}")
+    for c in r.coverage.values():
+        lines.append(f"  {c['source']:6} {c['read']:>6} {c['placed']:>7} {c['noise']:>6} {100 * c['placed_share']:>8.2f}%")
+        for z in c["noise_items"]:
+            lines.append(f"      noise {c['file']}:{z['line']}: {z['text']!r} ({z['chars']} chars) — {z['reason']}")
+    lines.append("")
+    lines.append("Sections and layers (units per layer)")
+    for s in r.sections:
+        lay = ", ".join(f"{k} {v}" for k, v in s.layers.items())
+        lines.append(f"  {s.n:>2} {s.title:<12} {lay}")
+    col = r.collation
+    var = [s for s in col.sites if s.kind in ("variant", "emendation")]
+    res = [s for s in col.sites if s.kind == "restored"]
+    lines.append("")
+    lines.append(f"Collation: {len(var)} variants and emendations, {len(res)} restored characters")
+    for s in var:
+        rd = "; ".join(f"{x.wit} {x.text or '∅'}" for x in s.readings)
+        lines.append(f"  §{s.section} {s.kind}: {s.lemma} ← {rd} — {s.rule}")
+    for s in res:
+        rd = "; ".join(f"{x.wit} {_show(x.text)} [{x.status}]" for x in s.readings)
+        lines.append(f"  §{s.section} restored {s.lemma}: {rd}")
+    if col.pua:
+        lines.append("")
+        lines.append("Unencoded characters learned from the collation")
+        for v in col.pua.values():
+            lines.append(f"  {v['witness']} {v['codepoints']} = {v['character']} ({v['count']}×)")
+    low = [t for t in r.translations if t.confidence < LOW_CONFIDENCE]
+    lines.append("")
+    lines.append(f"Translation paragraphs: {len(r.translations)} placed "
+                 f"({sum(len(t.duplicates) for t in r.translations)} duplicates merged), {len(low)} low-confidence")
+    for t in low:
+        lines.append(f"  low confidence {t.confidence}: {t.unit.source} line {t.unit.line}")
+    lines.append("")
+    lines.append(format_alignment(alignment_report(r)))
+    if r.unplaced:
+        lines.append("")
+        lines.append("Not placed or placed by position")
+        for u in r.unplaced:
+            lines.append(f"  {u['source']} line {u['line']}: {u['reason']}")
+    return "\n".join(lines)
+
+
+def _show(s: str) -> str:
+    return "".join(f"<U+{ord(c):04X}>" if 0xE000 <= ord(c) <= 0xF8FF else c for c in s) or "∅"

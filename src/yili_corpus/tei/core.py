@@ -1,0 +1,61 @@
+"""What the TEI writer and the TEI readers share: the namespaces, the attribute values that encode
+the sources' forms, and the layout of the file (which elements are indented).
+
+The read wing (:mod:`yili_corpus.tei.read`, :mod:`yili_corpus.tei.validate`,
+:mod:`yili_corpus.export`) takes these from here, not from the writer (:mod:`yili_corpus.tei.write`),
+so that reading never loads the writer.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+TEI_NS = "http://www.tei-c.org/ns/1.0"
+XML_NS = "http://www.w3.org/XML/1998/namespace"
+T = f"{{{TEI_NS}}}"
+XML_ID = f"{{{XML_NS}}}id"
+XML_LANG = f"{{{XML_NS}}}lang"
+
+#: Series of notes → @subtype.
+SERIES = {"（）": "numbered", "〔〕": "bracketed", "lemma": "lemma", "": "none"}
+#: 疏 lemma forms → @subtype.
+FORMS = {"“X”至“Y”": "range", "“X”": "single", "注“X”至“Y”": "zhu-range", "注“X”": "zhu-single"}
+
+
+#: Elements whose content is text (mixed content): never indented, their white space is text.
+MIXED = frozenset({
+    "seg", "p", "lem", "rdg", "sic", "corr", "supplied", "g", "ref", "title", "label", "item", "head",
+    "resp", "persName", "name", "idno", "mapping", "language", "note", "witness", "orig", "reg",
+})
+#: ab holding 经/记 clauses or translation sentences is element-only; other ab (the parts of a 疏
+#: block) hold text.
+ELEMENT_ONLY_AB = frozenset({"jing", "ji", "trans"})
+
+
+def is_mixed(e: etree._Element) -> bool:
+    """True for an element whose content is text (see :data:`MIXED`); a 疏 note holding parts
+    (``p``) is element-only."""
+    name = etree.QName(e).localname
+    if name == "note" and len(e) and etree.QName(e[0]).localname == "ab":
+        return False
+    if name == "ab":
+        return e.get("type") not in ELEMENT_ONLY_AB
+    if name == "p" and not (e.text or "").strip() and len(e) == 1 and etree.QName(e[0]).localname == "list":
+        return False
+    if name == "p" and len(e) and etree.QName(e[-1]).localname == "list" and not (e[-1].tail or "").strip():
+        return True
+    if name == "item" and len(e) and etree.QName(e[0]).localname == "choice":
+        return False
+    return name in MIXED
+
+
+def indent(e: etree._Element, level: int = 0) -> None:
+    """Indent element-only content by two spaces a level; leave mixed content untouched."""
+    if not is_mixed(e) and len(e):
+        pad = "\n" + "  " * (level + 1)
+        e.text = pad
+        for child in e:
+            child.tail = pad
+        e[-1].tail = "\n" + "  " * level
+    for child in e:
+        indent(child, level + 1)
