@@ -22,8 +22,10 @@ INTRO = """# The `yili` command line
 Every command has `--help` with an example, and the reading commands have `--json`. Exit codes:
 0 found/ok, 1 nothing found, 2 bad usage or bad input (one line, no traceback), 3 damaged data
 (names the file and place). The reading commands read the TEI (`tei/yili-*.xml` of the project,
-`$YILI_TEI`, or `yili --tei FILE …`), never the sources; the first search builds an index in the user
-cache folder (`~/.cache/yili-corpus`, or `$YILI_CACHE_DIR`), rebuilt when the TEI changes.
+`$YILI_TEI`, or `yili --tei FILE …`; with several chapters' TEIs in `tei/`, `yili --chapter ID …`
+says which, and without it the command stops and names them), never the sources; the first search
+builds an index in the user cache folder (`~/.cache/yili-corpus`, or `$YILI_CACHE_DIR`), rebuilt
+when the TEI changes.
 
 This page is made by `python docs/gen_cli.py` from real runs; long outputs are cut (…).
 """

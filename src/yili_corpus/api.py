@@ -10,15 +10,17 @@
 
 from __future__ import annotations
 
+import json
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from .document import Document
 from .errors import UsageError
+from .layers import KEYS as LAYERS
 from .paths import find_tei
 from .query.index import Index, has_overlays
-from .query.refs import LAYERS, Ref, check_overlay_layers, layer_name, parse_range, parse_ref
+from .query.refs import Address, check_overlay_layers, layer_name, parse_range, parse_ref
 
 
 class Corpus:
@@ -61,9 +63,11 @@ class Corpus:
         return doc
 
     # -- helpers ---------------------------------------------------------------------------------
-    def ref(self, text: str) -> Ref:
+    def ref(self, text: str) -> Address:
         """Parse a reference in any accepted form, checked against this chapter."""
-        return parse_ref(text, chapter=self.index.meta.get("chapter", "xiangsheli"), max_section=self.index.max_section)
+        meta = self.index.meta
+        titles = tuple(json.loads(meta["titles"])) if meta.get("titles") else (meta.get("title", ""),)
+        return parse_ref(text, chapter=meta.get("chapter", ""), titles=titles, max_section=self.index.max_section)
 
     def sections(self, spec: str | None) -> list[int] | None:
         """Section numbers from a range such as ``16-22`` (None: all)."""
@@ -91,7 +95,7 @@ class Corpus:
         secs = self.sections(sections) if isinstance(sections, str) else sections
         return search(self.index, query, self.layers(layers), secs, regex, word, context, limit)
 
-    def _section_doc(self, ref: Ref) -> Document:
+    def _section_doc(self, ref: Address) -> Document:
         """A Document holding the section of ``ref`` and the next one (from the index: the TEI is
         not parsed whole), or the whole document if it is already loaded."""
         if "document" in self.__dict__:
@@ -179,12 +183,14 @@ class Corpus:
         return render(self.document, self.tei, fmt, secs, self.layers(layers))
 
 
-def load(tei: str | Path | None = None, overlays: str | Path | None = None) -> Corpus:
+def load(tei: str | Path | None = None, overlays: str | Path | None = None, chapter: str | None = None) -> Corpus:
     """The corpus of ``tei`` (default: the project's ``tei/yili-*.xml``, or ``$YILI_TEI``) with the
-    overlays of ``overlays`` (default: ``$YILI_OVERLAY`` or the user data folder)."""
+    overlays of ``overlays`` (default: ``$YILI_OVERLAY`` or the user data folder). With several
+    chapters' TEIs in ``tei/``, ``chapter`` (an id: ``xiangsheli``) says which; without it that is
+    a UsageError naming them."""
     from .paths import overlay_dir
 
-    return Corpus(find_tei(tei), overlay_dir(overlays))
+    return Corpus(find_tei(tei, chapter), overlay_dir(overlays))
 
 
 def search(query: str, **kwargs: Any) -> dict[str, Any]:

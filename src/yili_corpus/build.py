@@ -54,8 +54,9 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     start_set = set(starts)
     section_clauses = {i for i, (a, _b, _u) in enumerate(col.base.clauses) if a in start_set}
     # 4. align the translation (it gives paragraph breaks), then segment
-    translations, unplaced = place_translations(parsed, col, norm, section_clauses,
-                                                {s.id: s.order for s in manifest.sources})
+    # the witnesses of each role are those whose manifest layers name it
+    translations, unplaced = place_translations({w: parsed[w] for w in manifest.witnesses_of("trans")}, col,
+                                                norm, section_clauses, {s.id: s.order for s in manifest.sources})
     overrides = (
         load_overrides(manifest.table("overrides")) if use_overrides and "overrides" in manifest.tables else []
     )
@@ -70,16 +71,16 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     rkey, rmap = col.reading_key_map()
     zhu: list[ZhuAnchor] = []
     shu: list[ShuAnchor] = []
-    for p in parsed.values():
-        if any(u.kind == "zhu" for u in p.units):
-            z, s = anchor_commentary(col, p.units, norm, rkey, rmap)
+    for w in manifest.witnesses_of("zhu"):
+        if any(u.kind == "zhu" for u in parsed[w].units):
+            z, s = anchor_commentary(col, parsed[w].units, norm, rkey, rmap)
             zhu.extend(z)
             shu.extend(s)
     chapters = Chapters.load(manifest.table("chapters"), manifest.chapter_number)
     sec_info = [(s.n, s.title, _to_reading(rmap, s.start)) for s in sections]
     notes: list[NoteAnchor] = []
-    for p in parsed.values():
-        nu = [u for u in p.units if u.kind == "note"]
+    for w in manifest.witnesses_of("note"):
+        nu = [u for u in parsed[w].units if u.kind == "note"]
         for a in anchor_notes(nu, rkey, norm, chapters, sec_info, genre=manifest.genre):
             if a.start is not None:
                 a.start, a.end = _to_base(rmap, a.start, a.end)

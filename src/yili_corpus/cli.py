@@ -46,19 +46,6 @@ def _error_line(message: str) -> str:
     return "yili: error: " + msg.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _check_out_dir(folder: Path, option: str) -> None:
-    """Refuse an output folder that cannot be one: a file (or a file where a parent folder
-    would be made), or a folder that cannot be written."""
-    p = folder
-    while not os.path.lexists(p) and p.parent != p:
-        p = p.parent
-    if not p.is_dir():
-        where = "" if p == folder else f" ({p} is in the way)"
-        raise UsageError(f"{option} {folder} is not a folder{where}")
-    if not os.access(p, os.W_OK | os.X_OK):
-        raise UsageError(f"{option} {folder}: cannot write in {p}")
-
-
 class YiliGroup(click.Group):
     """A group that turns every error into a one-line message and its exit code."""
 
@@ -118,10 +105,12 @@ class YiliGroup(click.Group):
 @click.version_option(__version__, prog_name="yili")
 @click.option("--tei", "tei", metavar="FILE", envvar="YILI_TEI",
               help="The TEI to read (default: tei/yili-*.xml of the project; or $YILI_TEI).")
+@click.option("--chapter", "chapter", metavar="ID",
+              help="The chapter to read when tei/ holds several (tei/yili-ID.xml).")
 @click.option("--overlay", "overlay", metavar="DIR", envvar="YILI_OVERLAY",
               help="Folder of overlays made by yili import (default: ~/.local/share/yili-corpus/overlays; or $YILI_OVERLAY).")
 @click.pass_context
-def main(ctx: click.Context, tei: str | None, overlay: str | None) -> None:
+def main(ctx: click.Context, tei: str | None, chapter: str | None, overlay: str | None) -> None:
     """yili — the aligned, citable corpus of 《仪礼·乡射礼》.
 
     \b
@@ -135,14 +124,14 @@ def main(ctx: click.Context, tei: str | None, overlay: str | None) -> None:
 
     Exit codes: 0 ok, 1 nothing found, 2 bad usage or input, 3 damaged data.
     """
-    ctx.obj = {"tei": tei, "overlay": overlay}
+    ctx.obj = {"tei": tei, "overlay": overlay, "chapter": chapter}
 
 
 def _corpus(ctx: click.Context):  # type: ignore[no-untyped-def]
     from .api import load
 
     obj = ctx.find_root().obj or {}
-    return load(obj.get("tei"), obj.get("overlay"))
+    return load(obj.get("tei"), obj.get("overlay"), chapter=obj.get("chapter"))
 
 
 def _overlay_dir(ctx: click.Context, into: str | None = None) -> Path:
@@ -177,8 +166,14 @@ def _convert(obj: object, fn) -> object:  # type: ignore[no-untyped-def]
     return obj
 
 
-LAYER_OPTION = click.option("--layer", "layers", multiple=True, metavar="L",
-                            help="Layer: jing, ji, zhu, shu, note, trans (repeatable; 经, 注, 疏 … also work).")
+def _layer_option():  # type: ignore[no-untyped-def]
+    from .layers import help_text
+
+    return click.option("--layer", "layers", multiple=True, metavar="L",
+                        help=f"Layer (repeatable): {help_text()}.")
+
+
+LAYER_OPTION = _layer_option()
 
 
 @main.command()
@@ -217,21 +212,21 @@ def search(ctx: click.Context, query: str, layers: tuple[str, ...], section: str
 
 
 def _print_hits(res: dict) -> None:  # type: ignore[type-arg]
-    from .query.refs import LAYERS
+    from .layers import name, ordered
 
-    names = {"jing": "经", "ji": "记", "zhu": "郑注", "shu": "贾疏", "note": "今注", "trans": "今译"}
     if not res["total"]:
         click.echo(f"no hits for {shown(res['query'])}")
         return
-    summary = ", ".join(f"{names[k]} {res['counts'][k]}" for k in LAYERS if k in res["counts"])
+    present = ordered(list(res["counts"]))
+    summary = ", ".join(f"{name(k)} {res['counts'][k]}" for k in present)
     click.echo(f"{res['total']} hits for {shown(res['query'])}: {summary}")
     if len(res["hits"]) < res["total"]:
         click.echo(f"(the first {len(res['hits'])} shown)")
-    for lay in LAYERS:
+    for lay in present:
         hits = [h for h in res["hits"] if h["layer"] == lay]
         if not hits:
             continue
-        click.echo(f"\n{names[lay]} ({res['counts'].get(lay, len(hits))})")
+        click.echo(f"\n{name(lay)} ({res['counts'].get(lay, len(hits))})")
         for h in hits:
             line = h["before"] + click.style(h["match"], fg="red", bold=True) + h["after"]
             click.echo(f"  {h['ref']:<26} {line}".replace("\n", " "))
@@ -379,14 +374,14 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     Example:
       yili stats
     """
-    from .query.refs import LAYERS
+    from .layers import KEYS as LAYERS
+    from .layers import short
 
     st = _corpus(ctx).stats()
     if as_json:
         _echo_json(st)
         return
-    names = {"jing": "经", "ji": "记", "zhu": "注", "shu": "疏", "note": "今注", "trans": "今译"}
-    click.echo("  §  " + "".join(f"{names[k]:>10}" for k in LAYERS) + "   (units/characters)")
+    click.echo("  §  " + "".join(f"{short(k):>10}" for k in LAYERS) + "   (units/characters)")
     for row in st["sections"]:
         cells = []
         for k in LAYERS:
@@ -414,13 +409,14 @@ def build(corpus: str | None, tei_dir: str | None, report_dir: str | None, check
       yili build --check    # is tei/ up to date with corpus/?
     """
     from .build import format_report, report_json, run_build, tei_bytes, tei_path, write_outputs
+    from .files import check_folder
 
     cdir = _corpus_dir(corpus)
     tdir = Path(tei_dir) if tei_dir else cdir.parent / "tei"
     rdir = Path(report_dir) if report_dir else cdir.parent / "build"
     if not check:  # before the build: a bad destination costs nothing and leaves nothing behind
-        _check_out_dir(tdir, "--tei-dir")
-        _check_out_dir(rdir, "--report-dir")
+        check_folder(tdir, "--tei-dir")
+        check_folder(rdir, "--report-dir")
     result = run_build(cdir)
     if check:
         p = tei_path(result, tdir)
@@ -449,7 +445,7 @@ def build(corpus: str | None, tei_dir: str | None, report_dir: str | None, check
 @click.option("--no-schema", is_flag=True, help="Check only the project's own rules.")
 @click.option("--corpus", "corpus", metavar="DIR",
               help="The corpus folder the source pointers (corpus/FILE#char=A,B) are checked against "
-                   "(default: corpus/ beside the TEI's folder).")
+                   "(default: the folder the TEI header records, beside the TEI's folder).")
 @click.option("--no-sources", is_flag=True,
               help="Skip the source check (by default a TEI with no corpus to check against fails).")
 def validate(files: tuple[str, ...], schema: str | None, no_schema: bool, corpus: str | None,
@@ -476,7 +472,9 @@ def validate(files: tuple[str, ...], schema: str | None, no_schema: bool, corpus
     cdir = _corpus_dir(corpus) if corpus else None
     paths = [Path(f) for f in files]
     if not paths:
-        tdir = (cdir or _corpus_dir(None)).parent / "tei"
+        from .paths import find_tei_dir
+
+        tdir = cdir.parent / "tei" if cdir else (find_tei_dir() or _corpus_dir(None).parent / "tei")
         paths = sorted(tdir.glob("*.xml"))
         if not paths:
             raise UsageError(f"no TEI files in {tdir}; run yili build first")

@@ -10,14 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-LAYER_NAMES = {
-    "jing": "经",
-    "ji": "记",
-    "zhu": "郑注",
-    "shu": "贾疏",
-    "note": "今注",
-    "trans": "今译",
-}
+from .layers import KEYS
 
 
 @dataclass
@@ -205,7 +198,7 @@ class Section:
         have = {self.layer}
         for p in self.paragraphs:
             have.update(u.layer for u in p.units)
-        return [k for k in LAYER_NAMES if k in have]
+        return [k for k in KEYS if k in have]
 
 
 @dataclass
@@ -253,6 +246,14 @@ class Document:
     works: list[tuple[str, str, str, str]] = field(default_factory=list)
     #: The commentators of the header (corpus/commentators.tsv): (xml:id, name, resp: 注, 疏).
     commentators: list[tuple[str, str, str]] = field(default_factory=list)
+    #: The chapter's titles as references write them (the title first, then its variants).
+    titles: list[str] = field(default_factory=list)
+    #: The corpus folder's name: source pointers are ``FOLDER/FILE#char=A,B``.
+    corpus: str = "corpus"
+    #: The alignment-overrides table, as a pointer (``corpus/alignment-overrides.tsv``).
+    overrides_table: str = ""
+    #: The table of cited works, as a pointer (``corpus/works.tsv``).
+    works_table: str = "corpus/works.tsv"
 
     def normaliser(self) -> Any:
         """The normaliser of the search key, with the variant table this document carries."""

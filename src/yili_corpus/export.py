@@ -18,12 +18,12 @@ from typing import Any
 from lxml import etree
 
 from .document import Document
-from .query.refs import LAYERS
-from .query.refs import Ref as RefAddr
+from .layers import KEYS, TEXT_KEYS
+from .layers import name as layer_title
+from .query.refs import Address
 from .query.show import Passage
 
 FORMATS = ("tsv", "csv", "md", "html", "json", "tei", "latex")
-NAMES = {"jing": "经", "ji": "记", "zhu": "郑注", "shu": "贾疏", "note": "今注", "trans": "今译"}
 
 
 def rows(doc: Document, sections: list[int], layers: list[str]) -> list[dict[str, Any]]:
@@ -34,7 +34,7 @@ def rows(doc: Document, sections: list[int], layers: list[str]) -> list[dict[str
         if s is None:
             continue
         for p in s.paragraphs:
-            j = Passage(doc, RefAddr(doc.id, n, p.n), layers).to_json()
+            j = Passage(doc, Address(doc.id, n, p.n), layers).to_json()
             cells = {}
             for lay in layers:
                 units = j["layers"].get(lay, [])
@@ -68,7 +68,7 @@ def to_md(doc: Document, sections: list[int], layers: list[str]) -> str:
     for r in rs:
         if r["section"] != cur:
             cur = r["section"]
-            out += ["", f"## 第{cur}节 {r['title']}", "", "| ref | " + " | ".join(NAMES[c] for c in cols) + " |",
+            out += ["", f"## 第{cur}节 {r['title']}", "", "| ref | " + " | ".join(layer_title(c) for c in cols) + " |",
                     "|---|" + "---|" * len(cols)]
         cells = ["<br>".join(x.replace("|", "\\|").replace("\n", " ") for x in r["layers"].get(c, [])) for c in cols]
         out.append(f"| {r['ref']} | " + " | ".join(cells) + " |")
@@ -87,7 +87,7 @@ def to_html(doc: Document, sections: list[int], layers: list[str]) -> str:
         "th{text-align:left;background:#f4f1ea}td.ref{font-family:monospace;font-size:.8em;color:#666}"
         "td.jing,td.ji{font-size:1.15em}p{margin:.2em 0}</style>",
         "</head>", "<body>", f"<h1>{e(title)}</h1>",
-        f"<p>From the yili-corpus TEI edition. Layers: {e('、'.join(NAMES[c] for c in cols))}.</p>",
+        f"<p>From the yili-corpus TEI edition. Layers: {e('、'.join(layer_title(c) for c in cols))}.</p>",
     ]
     cur = None
     for r in rs:
@@ -96,7 +96,7 @@ def to_html(doc: Document, sections: list[int], layers: list[str]) -> str:
                 parts.append("</table>")
             cur = r["section"]
             parts.append(f'<h2 id="s{cur}">第{cur}节 {e(r["title"])}</h2>')
-            parts.append("<table><tr><th>ref</th>" + "".join(f"<th>{e(NAMES[c])}</th>" for c in cols) + "</tr>")
+            parts.append("<table><tr><th>ref</th>" + "".join(f"<th>{e(layer_title(c))}</th>" for c in cols) + "</tr>")
         cells = "".join(
             f'<td class="{c}">' + "".join(f"<p>{e(x)}</p>" for x in r["layers"].get(c, [])) + "</td>" for c in cols
         )
@@ -112,7 +112,7 @@ def to_json(doc: Document, sections: list[int], layers: list[str]) -> str:
         "work": doc.work, "chapter": doc.chapter, "layers": layers,
         "sections": [
             {"n": n, "title": doc.section(n).title,  # type: ignore[union-attr]
-             "passage": Passage(doc, RefAddr(doc.id, n), layers).to_json()}
+             "passage": Passage(doc, Address(doc.id, n), layers).to_json()}
             for n in sections if doc.section(n)
         ],
     }
@@ -145,7 +145,7 @@ def to_latex(doc: Document, sections: list[int], layers: list[str]) -> str:
             cur = r["section"]
             out.append(rf"\subsection*{{第{cur}节 {_tex(r['title'])}}}")
             out.append(rf"\begin{{longtable}}{{{spec}}}")
-            out.append(" & ".join(rf"\textbf{{{NAMES[c]}}}" for c in cols) + r" \\ \hline")
+            out.append(" & ".join(rf"\textbf{{{layer_title(c)}}}" for c in cols) + r" \\ \hline")
         out.append(" & ".join(r" \par ".join(_tex(x) for x in r["layers"].get(c, [])) for c in cols) + r" \\")
     if cur is not None:
         out.append(r"\end{longtable}")
@@ -196,9 +196,10 @@ def to_tei(tei_path: Path, sections: list[int], layers: list[str]) -> str:
 
 def render(doc: Document, tei_path: Path, fmt: str, sections: list[int], layers: list[str] | None) -> str:
     """The export of ``sections`` and ``layers`` in ``fmt``."""
-    lays = [x for x in LAYERS if x in (layers or LAYERS)]
-    if any(doc.section(n) and doc.section(n).layer == "ji" for n in sections) and "jing" in lays and "ji" not in lays:  # type: ignore[union-attr]
-        lays.insert(1, "ji")
+    lays = [x for x in KEYS if x in (layers or KEYS)]
+    if TEXT_KEYS[0] in lays:  # the 经 asked for: a section's own base text (the 记) comes with it
+        text_of = {s.layer for s in (doc.section(n) for n in sections) if s is not None}
+        lays = [x for x in KEYS if x in lays or x in text_of]
     if fmt == "tsv":
         return to_table(doc, sections, lays, "\t")
     if fmt == "csv":

@@ -122,6 +122,20 @@ def check_target(path: str | Path, force: bool = True, what: str = "file") -> No
         raise UsageError(f"cannot write {path}: folder {parent} is not writable")
 
 
+def check_folder(folder: Path, what: str) -> None:
+    """Refuse a folder to write into that cannot be one — a file, or a file where a folder
+    would be made — or that cannot be written, before any work is done; ``what`` names it in
+    the message (``--tei-dir``, ``overlay folder``)."""
+    p = folder
+    while not os.path.lexists(p) and p.parent != p:
+        p = p.parent
+    if not p.is_dir():
+        where = "" if p == folder else f" ({p} is in the way)"
+        raise UsageError(f"{what} {folder} is not a folder{where}")
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise UsageError(f"{what} {folder}: cannot write in {p}")
+
+
 def write_all(items: Sequence[tuple[Path, bytes]], force: bool = True, make_dirs: bool = False) -> None:
     """Write each ``(path, data)`` atomically, all or nothing: every destination is checked and
     every temporary written before the first rename; on any failure no target has changed and

@@ -57,13 +57,13 @@ class Layer:
 
 
 LAYERS: tuple[Layer, ...] = (
-    Layer("jing", "经", "经", "canonical text", "", "clauses", "lzh", ("经", "經", "text")),
-    Layer("ji", "记", "记", "appended records", "（记）", "clauses", "lzh", ("记", "記", "records")),
+    Layer("jing", "经", "经", "jing (canonical text)", "", "clauses", "lzh", ("经", "經", "text")),
+    Layer("ji", "记", "记", "ji (appended records)", "（记）", "clauses", "lzh", ("记", "記", "records")),
     Layer("zhu", "注", "郑注", "Zheng Xuan's commentary", "郑玄注", "note", "lzh",
           ("注", "郑注", "鄭注", "郑玄注", "鄭玄注", "commentary")),
-    Layer("shu", "疏", "贾疏", "Jia Gongyan's sub-commentary", "贾公彦疏", "note", "lzh",
+    Layer("shu", "疏", "贾疏", "Jia Gongyan's subcommentary", "贾公彦疏", "note", "lzh",
           ("疏", "贾疏", "賈疏", "贾公彦疏", "賈公彥疏", "subcommentary")),
-    Layer("note", "今注", "今注", "modern notes", "今注", "note", "zh-Hans",
+    Layer("note", "今注", "今注", "modern note", "今注", "note", "zh-Hans",
           ("今注", "注释", "註釋", "notes")),
     Layer("trans", "今译", "今译", "modern translation", "今译", "sentences", "zh-Hans",
           ("译", "譯", "今译", "今譯", "译文", "譯文", "translation")),

@@ -10,9 +10,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-#: Layer keys (docs/design.md, "Layers and units").
-LAYERS = ("jing", "ji", "zhu", "shu", "note", "trans")
-
 #: Unit kinds a parser may yield. ``text`` is canonical 经/记 text (which of the two is decided
 #: by the section table); the others are the layers of the same name.
 UNIT_KINDS = ("text", "zhu", "shu", "note", "trans")

@@ -416,16 +416,10 @@ def _label(file: Path) -> str:
 
 
 def _check_folder(dest_dir: Path) -> None:
-    """Refuse an overlay folder that is not one (a file, or a file where a folder would be
-    made) or cannot be written, before any work is done."""
-    p = dest_dir
-    while not os.path.lexists(p) and p.parent != p:
-        p = p.parent
-    if not p.is_dir():
-        where = "" if p == dest_dir else f" ({p} is in the way)"
-        raise UsageError(f"overlay folder {dest_dir} is not a folder{where}")
-    if not os.access(p, os.W_OK | os.X_OK):
-        raise UsageError(f"overlay folder {dest_dir}: cannot write in {p}")
+    """Refuse an overlay folder that is not one, before any work is done."""
+    from .files import check_folder
+
+    check_folder(dest_dir, "overlay folder")
 
 
 def _kind_of(path: Path) -> str | None:

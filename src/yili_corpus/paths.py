@@ -58,9 +58,20 @@ def note_once(key: str, message: str) -> None:
         pass
 
 
-def find_tei(explicit: str | Path | None = None) -> Path:
-    """The TEI file to read: ``explicit``, else ``$YILI_TEI``, else ``tei/yili-*.xml`` in this
-    folder or the nearest folder above that has one."""
+def find_tei_dir() -> Path | None:
+    """The nearest ``tei/`` folder holding a ``yili-*.xml``: in this folder or above; else None."""
+    here = Path.cwd()
+    for d in (here, *here.parents):
+        if (d / "tei").is_dir() and any((d / "tei").glob("yili-*.xml")):
+            return d / "tei"
+    return None
+
+
+def find_tei(explicit: str | Path | None = None, chapter: str | None = None) -> Path:
+    """The TEI file to read: ``explicit``, else ``$YILI_TEI``, else ``tei/yili-CHAPTER.xml`` in
+    this folder or the nearest folder above that has a ``tei/yili-*.xml``. Without ``chapter``
+    that folder must hold one chapter's TEI: several is a usage error naming them (the choice is
+    never made silently)."""
     if explicit:
         p = Path(explicit)
         if not p.is_file():
@@ -72,11 +83,18 @@ def find_tei(explicit: str | Path | None = None) -> Path:
         if not p.is_file():
             raise UsageError(f"YILI_TEI points to {p}, which is not a file")
         return p
-    here = Path.cwd()
-    for d in (here, *here.parents):
-        found = sorted((d / "tei").glob("yili-*.xml")) if (d / "tei").is_dir() else []
-        if found:
-            return found[0]
+    tdir = find_tei_dir()
+    if tdir is not None:
+        found = sorted(tdir.glob("yili-*.xml"))
+        names = [f.stem.removeprefix("yili-") for f in found]
+        if chapter:
+            if chapter not in names:
+                raise UsageError(f"no chapter {chapter} in {tdir}: the chapters there are {', '.join(names)}")
+            return found[names.index(chapter)]
+        if len(found) > 1:
+            raise UsageError(f"several chapters in {tdir} ({', '.join(names)}): say which with --chapter ID "
+                             "(or --tei FILE)")
+        return found[0]
     raise UsageError("no TEI found: run yili in the project folder (tei/yili-*.xml), set YILI_TEI, or pass --tei FILE")
 
 

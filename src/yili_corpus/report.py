@@ -13,6 +13,7 @@ from typing import Any
 
 from .build_result import BuildResult
 from .errors import DataError
+from .layers import KEYS
 from .model import ParsedSource, count_text_chars, is_text_char
 from .text.segment import Locator
 
@@ -73,11 +74,13 @@ def section_layers(r: BuildResult) -> None:
     text_layer = {s.n: s.kind for s in r.sections}
     for s in r.sections:
         s.layers = {text_layer[s.n]: len(s.paragraphs)}
-    w = {al.stream.para: al for al in r.collation.alignments if al.stream.wit == "w003"}
+    # the witnesses that carry 注 or 疏 (the manifest's layers), each paragraph where it aligned
+    carriers = set(r.manifest.witnesses_of("zhu")) | set(r.manifest.witnesses_of("shu"))
+    w = {(al.stream.wit, al.stream.para): al for al in r.collation.alignments if al.stream.wit in carriers}
     for p in r.parsed.values():
         for u in p.units:
-            if u.kind in ("zhu", "shu") and u.meta.get("para") in w:
-                al = w[u.meta["para"]]
+            if u.kind in ("zhu", "shu") and (u.source, u.meta.get("para")) in w:
+                al = w[(u.source, u.meta["para"])]
                 if u.kind == "shu" and u.meta.get("role") != "lemma":
                     continue
                 s, _p, _c = loc.at(al.bstart)
@@ -131,12 +134,14 @@ def alignment_report(r: BuildResult) -> dict[str, Any]:
                     "confidence": lk.confidence,
                 })
         per[loc.at(col.base.clauses[t.first][0])[0].n]["trans"] += 1
-    return {"sections": list(per.values()), "low_confidence": low, "stale_overrides": r.stale_overrides}
+    table = r.manifest.pointer(r.manifest.tables["overrides"]) if "overrides" in r.manifest.tables else ""
+    return {"sections": list(per.values()), "low_confidence": low, "stale_overrides": r.stale_overrides,
+            "overrides_table": table}
 
 
 def format_alignment(rep: dict[str, Any]) -> str:
     """The alignment report as a table."""
-    cols = ["jing", "ji", "zhu", "shu", "note", "trans", "sentences", "low_confidence"]
+    cols = [*KEYS, "sentences", "low_confidence"]
     head = f"  {'§':>2} {'title':<12}" + "".join(f"{c[:9]:>10}" for c in cols)
     lines = ["Alignment by section (units; low = sentence links with little lexical evidence)", head]
     for row in rep["sections"]:
@@ -158,7 +163,7 @@ def format_alignment(rep: dict[str, Any]) -> str:
                          f"{x['text'][:24]} → {x['clauses'][0]}…{x['clauses'][-1]}")
     if rep["stale_overrides"]:
         lines.append("")
-        lines.append("Overrides that match nothing (corpus/alignment-overrides.tsv)")
+        lines.append(f"Overrides that match nothing ({rep.get('overrides_table') or 'the override table'})")
         for x in rep["stale_overrides"]:
             lines.append(f"  row {x['row']}: {x['reason']}")
     return "\n".join(lines)

@@ -839,6 +839,17 @@ def _fill_gaps(
     return placed
 
 
+def _paragraph(i: int, lk: ParagraphLink, mine: list[SentenceLink], n_sentences: int) -> AlignedParagraph:
+    """Paragraph ``i`` placed by ``lk`` with its sentence links ``mine`` (stragglers attached):
+    its clause span is that of its links, else the placement's."""
+    for sl in mine:
+        sl.para = i
+    mine = _attach_stragglers(mine, n_sentences, i)
+    cl = [c for sl in mine for c in sl.clauses]
+    first, last = (min(cl), max(cl)) if cl else (lk.first, lk.last)
+    return AlignedParagraph(i, first, last, lk.confidence, [], mine)
+
+
 def _attach_stragglers(links: list[SentenceLink], n: int, para: int) -> list[SentenceLink]:
     """Give a sentence the aligner left without clauses (a bead 1:0) the clause next to its
     neighbour's: the last clause of the sentence before it, else the first of the one after.
@@ -920,13 +931,7 @@ def align_translation(
     for sl in slinks:
         groups.setdefault(sl.para, []).append(sl)
     for pi, (i, lk) in enumerate(zip(placed, plinks, strict=True)):
-        mine = groups.get(pi, [])
-        for sl in mine:
-            sl.para = i
-        mine = _attach_stragglers(mine, len(keyed[i]), i)
-        cl = [c for sl in mine for c in sl.clauses]
-        first, last = (min(cl), max(cl)) if cl else (lk.first, lk.last)
-        out.append(AlignedParagraph(i, first, last, lk.confidence, [], mine))
+        out.append(_paragraph(i, lk, groups.get(pi, []), len(keyed[i])))
     # a paragraph placed on the clauses of another (a repeat, a second rendering) is aligned on
     # its own there: the joint alignment is monotonic and could only squeeze it beside the other
     for lk in repeats:
@@ -935,12 +940,7 @@ def align_translation(
         mine = align_sentences([keyed[i]], clause_keys, [(lk.first, lk.last)], rho=r,
                                band=params.place_band_for(width), section_starts=section_starts,
                                lex=lex, bg_base=bg_base, max_half=params.place_band, fast=True, params=params)
-        for sl in mine:
-            sl.para = i
-        mine = _attach_stragglers(mine, len(keyed[i]), i)
-        cl = [c for sl in mine for c in sl.clauses]
-        first, last = (min(cl), max(cl)) if cl else (lk.first, lk.last)
-        out.append(AlignedParagraph(i, first, last, lk.confidence, [], mine))
+        out.append(_paragraph(i, lk, mine, len(keyed[i])))
     if repeats:
         out.sort(key=lambda ap: (ap.first, ap.index))
     return out

@@ -15,12 +15,18 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..errors import UsageError
+from ..layers import KEYS, base_key, is_text
+from ..layers import layer as layer_of
 from ..text.distance import edit_distance
 from .index import Index, Record
 from .search import citation, make_normaliser
 
 MIN_SCORE = 0.6
-LAYER_RANK = {"jing": 0, "ji": 0, "zhu": 1, "shu": 2, "note": 3, "trans": 4}
+
+
+def layer_rank(key: str) -> int:
+    """Which of equally close matches comes first: the 经 and 记, then the layers in reading order."""
+    return 0 if is_text(key) else KEYS.index(base_key(key))
 STYLES = ("zh", "chicago", "bibtex", "csl-json")
 
 
@@ -65,7 +71,7 @@ def find_quotation(index: Index, text: str, limit: int = 5) -> list[Found]:
     for rec in index.rows(contains=q):
         i = rec.key.find(q)
         while i >= 0:
-            cands.append((1.0, LAYER_RANK[rec.layer], rec, i, i + len(q)))
+            cands.append((1.0, layer_rank(rec.layer), rec, i, i + len(q)))
             i = rec.key.find(q, i + 1)
     if not cands:
         # candidates: the units that hold most of the quotation's character pairs (inverted index)
@@ -91,13 +97,13 @@ def find_quotation(index: Index, text: str, limit: int = 5) -> list[Found]:
             s, e, d = _best_window(rec.key, q, max(0, off))
             score = round(1 - d / len(q), 3)
             if score >= MIN_SCORE:
-                cands.append((score, LAYER_RANK[rec.layer], rec, s, e))
+                cands.append((score, layer_rank(rec.layer), rec, s, e))
     cands.sort(key=lambda c: (-c[0], c[1], c[2].section))
     out: list[Found] = []
     seen = set()
     for score, _r, rec, s, e in cands:
         start, end = rec.keymap[s], rec.keymap[e - 1] + 1
-        ref = (rec.clause_at(start) if rec.layer in ("jing", "ji") else rec.ref) or rec.ref
+        ref = (rec.clause_at(start) if is_text(rec.layer) else rec.ref) or rec.ref
         if (ref, rec.unit) in seen:
             continue
         seen.add((ref, rec.unit))
@@ -111,8 +117,7 @@ def format_citation(index: Index, f: Found, style: str = "zh") -> str:
     """A citation of ``f`` in ``style`` (zh, chicago, bibtex, csl-json)."""
     work, title = index.meta.get("work", "仪礼"), index.meta.get("title", "")
     number = index.meta.get("number", "")
-    layer_en = {"jing": "jing (canonical text)", "ji": "ji (appended records)", "zhu": "Zheng Xuan's commentary",
-                "shu": "Jia Gongyan's subcommentary", "note": "modern note", "trans": "modern translation"}[f.layer]
+    layer_en = layer_of(f.layer).english
     if style == "zh":
         return f"{f.citation}（{f.ref}）"
     if style == "chicago":

@@ -45,6 +45,8 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import DataError, UsageError
+from ..layers import is_overlay
+from ..layers import layer as layer_of
 from ..paths import cache_dir, note_once, writable_cache_dir
 
 INDEX_VERSION = 7  # 7: sealed with a checksum (SUM_FIELDS), built without a journal
@@ -116,7 +118,14 @@ class Record:
         return cid
 
 
-LABELS = {"zhu": "郑玄注", "shu": "贾公彦疏", "note": "今注", "trans": "今译"}
+def unit_label(key: str, wit: str, n: str | None = None) -> str:
+    """Who a unit is by, as a citation names it: the commentator (郑玄注), or a modern layer with
+    its witness and note number (今注（w002 注27）, 今译（w002）, 今译（mine）)."""
+    lay = layer_of(key)
+    if not lay.is_modern:
+        return lay.cite if not is_overlay(key) else f"{lay.short}（{wit}）"
+    num = f" 注{n}" if n and lay.tei == "note" else ""
+    return f"{lay.cite}（{wit}{num}）"
 
 
 def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
@@ -146,11 +155,7 @@ def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
                 text = readable(u.content, chars)
             key, km = norm.key_map(text)
             wit = u.source.split()[0].lstrip("#") if u.source else ""
-            label = LABELS[u.layer]
-            if u.layer == "note":
-                label = f"今注（{wit}{' 注' + u.n if u.n else ''}）"
-            elif u.layer == "trans":
-                label = f"今译（{wit}）"
+            label = unit_label(u.layer, wit, u.n)
             out.append(Record(f"{p.id}@{u.layer}", u.id, s.n, p.id, u.layer, text, key, km, [], label))
     return out
 
@@ -294,7 +299,7 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
                 sec_n, para = where[u.target]
                 text = "".join(x.text for x in u.sentences) if u.sentences else "".join(map(str, u.content))
                 key, km = norm.key_map(text)
-                label = (f"今译（{ov.name}）" if u.layer.startswith("trans:") else f"注（{ov.name}）")
+                label = unit_label(u.layer, ov.name)
                 uid += 1
                 con.execute(
                     "INSERT INTO units (id, ref, unit, section, paragraph, layer, text, key, keymap, clauses, label) "
@@ -310,6 +315,7 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
         "folds": json.dumps(char_folds(norm), ensure_ascii=False),
         "version": str(INDEX_VERSION), "tei": str(tei), "digest": digest, "chapter": doc.id,
         "work": doc.work, "title": doc.chapter, "number": str(doc.number),
+        "titles": json.dumps(doc.titles, ensure_ascii=False),
         "sections": json.dumps(titles, ensure_ascii=False),
         "variants": json.dumps(doc.variants, ensure_ascii=False),
         "header": header.decode("utf-8"),

@@ -12,13 +12,9 @@ import re
 from dataclasses import dataclass
 
 from ..errors import UsageError, shown
+from ..layers import help_text as layer_help
+from ..layers import resolve as resolve_layer
 
-LAYERS = ("jing", "ji", "zhu", "shu", "note", "trans")
-LAYER_ALIASES = {
-    "经": "jing", "經": "jing", "记": "ji", "記": "ji", "注": "zhu", "郑注": "zhu", "鄭注": "zhu",
-    "疏": "shu", "贾疏": "shu", "賈疏": "shu", "今注": "note", "注释": "note", "notes": "note",
-    "译": "trans", "譯": "trans", "今译": "trans", "今譯": "trans", "译文": "trans", "translation": "trans",
-}
 CN_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6,
              "七": 7, "八": 8, "九": 9}
 FULLWIDTH = str.maketrans("０１２３４５６７８９．＠－，", "0123456789.@-,")
@@ -39,7 +35,7 @@ _CN_NUMERAL = re.compile(
 
 
 @dataclass(frozen=True)
-class Ref:
+class Address:
     """A parsed reference: section, optional paragraph and clause, optional layer."""
 
     chapter: str
@@ -88,16 +84,11 @@ def _number(digits: str, raw: str) -> int:
 
 
 def layer_name(s: str) -> str:
-    """A layer key from a key or an alias (经, 郑注, translation …)."""
-    s = s.strip()
-    if s in LAYERS:
-        return s
-    if re.fullmatch(r"(trans|zhu):[A-Za-z][A-Za-z0-9_-]*", s):
-        return s  # a layer of an overlay (yili import)
-    if s in LAYER_ALIASES:
-        return LAYER_ALIASES[s]
-    raise UsageError(f"unknown layer {shown(s)}; layers are {', '.join(LAYERS)}, and trans:NAME or zhu:NAME "
-                     "of an overlay")
+    """A layer key from a key or an alias (经, 郑注, translation …; see :mod:`yili_corpus.layers`)."""
+    key = resolve_layer(s)
+    if key is None:
+        raise UsageError(f"unknown layer {shown(s.strip())}; layers are {layer_help()}")
+    return key
 
 
 def check_overlay_layers(layers: list[str], known: list[str]) -> None:
@@ -110,8 +101,10 @@ def check_overlay_layers(layers: list[str], known: list[str]) -> None:
 
 
 def parse_ref(text: str, chapter: str = "xiangsheli", titles: tuple[str, ...] = ("乡射礼", "鄉射禮", "乡射", "鄉射"),
-              max_section: int | None = None) -> Ref:
-    """Parse a reference in any accepted form (see module doc)."""
+              max_section: int | None = None) -> Address:
+    """Parse a reference in any accepted form (see module doc). ``chapter`` and ``titles`` are the
+    chapter loaded (its id, its title and the title's variants, from the TEI header): a reference
+    that names another chapter is refused."""
     raw = text
     s = text.strip().translate(FULLWIDTH).replace(" ", "").replace("\u3000", "")
     if not s:
@@ -126,12 +119,18 @@ def parse_ref(text: str, chapter: str = "xiangsheli", titles: tuple[str, ...] = 
             s = s[len(pre):]
             break
     s = re.sub(r"^《?(仪礼|儀禮)[·・]?", "", s)
-    for t in titles:
-        if s.startswith(t):
+    for t in sorted(titles, key=len, reverse=True):
+        if t and s.startswith(t):
             s = s[len(t):].lstrip("》·・,，")
             break
     m = re.fullmatch(r"第?([0-9]+|[〇零一二两兩三四五六七八九十百]+)[节節]?(?:[.．]([0-9]+))?(?:[.．]([0-9]+))?", s)
     if not m:
+        # a reference to another chapter (xiangyinjiu.3, 乡饮酒礼第三节) is refused as such
+        other = re.match(r"^([a-z]+)\.[0-9]|^《?([^\x00-\x7f第》]+?)》?第?(?:[0-9]+|[〇零一二两兩三四五六七八九十百]+)[节節]?$", s)
+        if other:
+            name = other.group(1) or other.group(2)
+            raise UsageError(f"{shown(raw)} names another chapter ({shown(name)}); the chapter loaded is {chapter}"
+                             f"{' (' + titles[0] + ')' if titles else ''}")
         raise UsageError(f"not a reference: {shown(raw)} (try 16, 16.2, §16, 乡射礼第十六节, xiangsheli.16.2@zhu)")
     sec = _number(m.group(1), raw) if m.group(1).isdigit() else cn_number(m.group(1))
     if sec is None:
@@ -141,7 +140,7 @@ def parse_ref(text: str, chapter: str = "xiangsheli", titles: tuple[str, ...] = 
         raise UsageError(f"no section {sec}: the chapter has sections 1–{max_section}")
     para = _number(m.group(2), raw) if m.group(2) else None
     clause = _number(m.group(3), raw) if m.group(3) else None
-    return Ref(chapter, sec, para, clause, layer)
+    return Address(chapter, sec, para, clause, layer)
 
 
 def parse_range(text: str, max_section: int) -> list[int]:

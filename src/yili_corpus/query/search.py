@@ -14,6 +14,8 @@ import time
 from typing import Any
 
 from ..errors import UsageError, shown
+from ..layers import is_text
+from ..layers import layer as layer_of
 from .index import Index, Record
 
 #: Seconds a regular expression may take over the whole corpus, compiling included.
@@ -199,10 +201,8 @@ def citation(index: Index, rec: Record, ref: str) -> str:
     """The Chinese scholarly citation of a unit."""
     work, title = index.meta.get("work", "仪礼"), index.meta.get("title", "")
     base = f"《{work}·{title}》第{rec.section}节"
-    if rec.layer == "jing":
-        return base
-    if rec.layer == "ji":
-        return base + "（记）"
+    if is_text(rec.layer):
+        return base + layer_of(rec.layer).cite
     return base + "，" + rec.label
 
 
@@ -318,7 +318,7 @@ def _hits(index: Index, spans: list[tuple[Record, int, int]], context: int, quer
     cites: dict[tuple[str, int, str], str] = {}
     for rec, a, b in spans:
         start, end = rec.keymap[a], rec.keymap[b - 1] + 1
-        ref = (rec.clause_at(start) if rec.layer in ("jing", "ji") else rec.ref) or rec.ref
+        ref = (rec.clause_at(start) if is_text(rec.layer) else rec.ref) or rec.ref
         ck = (rec.layer, rec.section, rec.label)
         if ck not in cites:
             cites[ck] = citation(index, rec, ref)

@@ -7,13 +7,17 @@ from typing import Any
 
 from ..document import Document, Paragraph, Section, Unit, readable
 from ..errors import UsageError
+from ..layers import KEYS, is_overlay, short
 from .index import CLAUSE_SEP
-from .refs import LAYERS, Ref
-
-LAYER_LABEL = {"jing": "经", "ji": "记", "zhu": "注", "shu": "疏", "note": "今注", "trans": "今译"}
+from .refs import Address
 
 
-def resolve(doc: Document, ref: Ref) -> tuple[Section, list[Paragraph], str | None]:
+def _label(key: str) -> str:
+    """A layer's label in the text of ``show`` (an overlay's layer by its key, trans:mine)."""
+    return key if is_overlay(key) else short(key)
+
+
+def resolve(doc: Document, ref: Address) -> tuple[Section, list[Paragraph], str | None]:
     """The section, the paragraphs and (for a clause reference) the clause id a ref addresses."""
     sec = doc.section(ref.section)
     if sec is None:
@@ -35,13 +39,13 @@ def resolve(doc: Document, ref: Ref) -> tuple[Section, list[Paragraph], str | No
 class Passage:
     """What ``show`` prints: one section, or some of its paragraphs or one clause."""
 
-    def __init__(self, doc: Document, ref: Ref, layers: list[str] | None = None) -> None:
+    def __init__(self, doc: Document, ref: Address, layers: list[str] | None = None) -> None:
         self.doc = doc
         self.ref = ref
         self.section, self.paragraphs, self.clause = resolve(doc, ref)
-        extra = sorted({u.layer for p in self.paragraphs for u in p.units if u.layer not in LAYERS})
-        want = layers or ([ref.layer] if ref.layer else list(LAYERS) + extra)
-        self.layers = [x for x in list(LAYERS) + extra if x in want]
+        extra = sorted({u.layer for p in self.paragraphs for u in p.units if u.layer not in KEYS})
+        want = layers or ([ref.layer] if ref.layer else list(KEYS) + extra)
+        self.layers = [x for x in list(KEYS) + extra if x in want]
         self.extra = [x for x in extra if x in self.layers]
         self.chars = doc.char_map
         self.clause_text = {c.id: readable(c.content, self.chars) for p in self.section.paragraphs for c in p.clauses}
@@ -123,12 +127,12 @@ class Passage:
             lines.append(f"¶ {p.id}")
             clauses = [c for c in p.clauses if not self.clause or c.id == self.clause]
             if self.section.layer in self.layers:
-                lines.append(f"  {LAYER_LABEL[self.section.layer]}  " + CLAUSE_SEP.join(self.clause_text[c.id] for c in clauses))
+                lines.append(f"  {_label(self.section.layer)}  " + CLAUSE_SEP.join(self.clause_text[c.id] for c in clauses))
             if "zhu" in self.layers:
                 for u in p.units:
                     if u.layer == "zhu" and self._covers(u):
                         after = (u.target_end or u.target or "").rsplit(".", 1)[-1]
-                        lines.append(f"  注 [{after}]  {self.unit_text(u)}")
+                        lines.append(f"  {_label('zhu')} [{after}]  {self.unit_text(u)}")
             for lay in ["shu", "note", "trans", *self.extra]:
                 if lay not in self.layers:
                     continue
@@ -137,7 +141,7 @@ class Passage:
                         continue
                     first, last, quote = self.quote(u)
                     span = first.rsplit(".", 1)[-1] + ("" if first == last else "–" + last.rsplit(".", 1)[-1])
-                    tag = LAYER_LABEL.get(lay, lay) + (f"{u.n}" if lay == "note" and u.n else "")
+                    tag = _label(lay) + (f"{u.n}" if lay == "note" and u.n else "")
                     if lay.startswith("trans"):
                         lines.append(f"  {tag}  {self.unit_text(u)}")
                     else:

@@ -14,12 +14,14 @@ import os
 from collections import Counter
 from typing import Any
 
+from ..layers import TEXT_KEYS
+
 MIN_COUNT = 3
 
 
 def ritual_terms(index: Any) -> list[str]:
     """The terms of the user dictionary (see module doc)."""
-    jing = [r.key for r in index.rows(["jing", "ji"])]
+    jing = [r.key for r in index.rows(list(TEXT_KEYS))]
     modern = "\n".join(r.key for r in index.rows(["trans", "note"]))
     counts: Counter[str] = Counter()
     for k in jing:

@@ -25,7 +25,7 @@ from typing import Any
 from ..document import Document, Ref, readable
 from ..genre import READ_WING
 from .clauses import ClauseTable
-from .refs import Ref as RefAddr
+from .refs import Address
 from .show import Passage
 
 MIN_SHARED = 3
@@ -80,7 +80,7 @@ class XrefIndex:
         return out
 
 
-def xref(doc: Document, ref: RefAddr, ix: XrefIndex | None = None) -> dict[str, Any]:
+def xref(doc: Document, ref: Address, ix: XrefIndex | None = None) -> dict[str, Any]:
     """The cross-references of the passage ``ref`` (see module doc)."""
     ix = ix or XrefIndex(doc)
     ps = Passage(doc, ref)

@@ -45,6 +45,24 @@ class Manifest:
     base: str
     tables: dict[str, str]
     sources: list[SourceEntry] = field(default_factory=list)
+    #: The chapter's titles as a reference may write them (the title first, then its variants:
+    #: traditional forms, short forms); ``[chapter] titles``, else the title alone.
+    titles: list[str] = field(default_factory=list)
+
+    @property
+    def folder(self) -> str:
+        """The corpus folder's name: source pointers are ``FOLDER/FILE#char=A,B``, relative to the
+        folder that holds it (the project), and the TEI header records it."""
+        return self.corpus_dir.resolve().name
+
+    def pointer(self, file: str) -> str:
+        """The pointer to a file of the corpus folder (``corpus/003_….txt``)."""
+        return f"{self.folder}/{file}"
+
+    def witnesses_of(self, layer: str) -> list[str]:
+        """The ids of the witnesses whose layers include ``layer`` (zhu: the 注 witnesses), in
+        manifest order."""
+        return [s.id for s in self.sources if layer in s.layers]
 
     def source(self, sid: str) -> SourceEntry:
         for s in self.sources:
@@ -103,6 +121,7 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
             chapter_number=int(ch["number"]),
             base=ch["base"],
             tables=dict(data["tables"]),
+            titles=list(ch.get("titles", [ch["title"]])),
         )
         for s in data["source"]:
             m.sources.append(
@@ -114,7 +133,7 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
             )
     except (KeyError, TypeError, ValueError) as exc:
         raise DataError(f"manifest entry missing or wrong: {str(exc)[:200]}", str(path)) from None
-    strings = [m.chapter_id, m.chapter_title, m.work_title, m.base, *m.tables.values()]
+    strings = [m.chapter_id, m.chapter_title, m.work_title, m.base, *m.tables.values(), *m.titles]
     strings += [x for s in m.sources for x in (s.id, s.file, s.format, s.description, s.sha256, s.edition, *s.layers)]
     if not all(isinstance(x, str) for x in strings):
         raise DataError("manifest entry of the wrong type: ids, titles, files, formats, layers and sha256 are "
@@ -126,6 +145,10 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
             raise DataError(f"source {s.id}: unknown format {s.format!r}", str(path))
     if m.base not in {s.id for s in m.sources}:
         raise DataError(f"base witness {m.base!r} is not a source", str(path))
+    if m.chapter_title not in m.titles:
+        m.titles.insert(0, m.chapter_title)
+    if not all(m.titles):
+        raise DataError("[chapter] titles: a title is empty", str(path))
     return m
 
 
@@ -151,7 +174,24 @@ def parse_all(manifest: Manifest) -> dict[str, ParsedSource]:
     for s in manifest.sources:
         p = s.path(manifest.corpus_dir)
         text = read_source(p)
-        rel = f"corpus/{s.file}"
+        rel = manifest.pointer(s.file)
         out[s.id] = PARSERS[s.format](s.id, text, rel, chapter_title=manifest.chapter_title,
                                          genre=manifest.genre)
+    check_roles(manifest, out)
     return out
+
+
+def check_roles(manifest: Manifest, parsed: dict[str, ParsedSource]) -> None:
+    """The manifest's layers are each witness's roles, and the build takes its 注, 疏, notes and
+    translation from the witnesses they name: a source whose parser finds a layer its entry does
+    not list (注 in a witness listed as ``["jing"]``) is refused, so that nothing is left out
+    silently. (A parser's ``text`` units are the 经 or 记: ``jing`` or ``ji``.)"""
+    for s in manifest.sources:
+        kinds = {u.kind for u in parsed[s.id].units}
+        if "text" in kinds:
+            kinds = (kinds - {"text"}) | ({"jing", "ji"} & set(s.layers) or {"jing"})
+        extra = sorted(kinds - set(s.layers))
+        if extra:
+            raise DataError(f"source {s.id}: its file holds {', '.join(extra)}, which its layers "
+                            f"({', '.join(s.layers)}) do not list; add them to layers in manifest.toml",
+                            str(manifest.corpus_dir / "manifest.toml"))

@@ -22,37 +22,53 @@ from ..document import (
     Unit,
     Witness,
 )
+from ..layers import KEYS
 from ..model import SourceUnit, is_private_use
 from ..text.segment import Locator
 
 if TYPE_CHECKING:  # the build's result, passed in by the pipeline
     from ..build_result import BuildResult
+    from ..sources.manifest import Manifest
 
 NORMALIZATION = (
     "Search and matching use a normalised key: only text characters (CJK ideographs, private-use "
     "code points), folded from traditional to simplified character by character with OpenCC (t2s), "
-    "then through the variant table corpus/variants.tsv (荅/答, 筭/算, 闲/閒/间 …, each row saying "
+    "then through the variant table {variants} (荅/答, 筭/算, 闲/閒/间 …, each row saying "
     "where it was seen). The diplomatic text of every witness is kept as it stands."
 )
-COLLATION = (
-    "The reading text of the 经 and 记 is collated from w001 (the base, complete), w003, w000 and "
-    "w004. A reading that holds a private-use code point or a placeholder, or that lacks characters "
-    "its witness never writes, does not vote: the character is restored from the other witnesses "
-    "(app type=restored, lem holding supplied with @source). Otherwise the reading is chosen by the "
-    "majority of the witnesses of the passage; on a tie by attestation elsewhere in the corpus (the "
-    "candidate with its neighbours, two characters of context then one); on a tie still by the "
-    "witness rank of corpus/manifest.toml (w003, w000, w004, w001). Each app says its rule in a note. "
-    "Where no witness has the right reading, corpus/emendations.tsv gives it with its evidence "
-    "(app type=emendation, choice/sic/corr). Clauses are w001's; paragraphs start where a witness "
-    "starts one; sections follow corpus/sections.tsv."
-)
+
+
+def collation_account(m: Manifest) -> str:
+    """The header's account of the collation, from the manifest: the base witness, the other
+    witnesses of the 经 and 记, the witness ranks, the tables."""
+    wits = [s for s in m.sources if {"jing", "ji"} & set(s.layers)]
+    ranked = [s.id for s in sorted(wits, key=lambda s: s.rank)]
+    others = [w for w in ranked if w != m.base]
+    listed = ", ".join(others[:-1]) + f" and {others[-1]}" if len(others) > 1 else "".join(others)
+    src = f"{m.base} (the base, complete)" + (f", {listed}" if others else "")
+    return (
+        f"The reading text of the 经 and 记 is collated from {src}. A reading that holds a private-use "
+        "code point or a placeholder, or that lacks characters its witness never writes, does not vote: "
+        "the character is restored from the other witnesses (app type=restored, lem holding supplied "
+        "with @source). Otherwise the reading is chosen by the majority of the witnesses of the passage; "
+        "on a tie by attestation elsewhere in the corpus (the candidate with its neighbours, two "
+        "characters of context then one); on a tie still by the witness rank of "
+        f"{m.pointer('manifest.toml')} ({', '.join(ranked)}). Each app says its rule in a note. Where no "
+        f"witness has the right reading, {_table(m, 'emendations')} gives it with its evidence (app "
+        f"type=emendation, choice/sic/corr). Clauses are {m.base}'s; paragraphs start where a witness "
+        f"starts one; sections follow {_table(m, 'sections')}."
+    )
+
+
+def _table(m: Manifest, name: str) -> str:
+    return m.pointer(m.tables[name]) if name in m.tables else f"the {name} table"
 
 
 class _Pointers:
     """Source pointers: witness id plus the exact characters in its file."""
 
     def __init__(self, r: BuildResult) -> None:
-        self.files = {s.id: f"corpus/{s.file}" for s in r.manifest.sources}
+        self.files = {s.id: r.manifest.pointer(s.file) for s in r.manifest.sources}
         self.line_starts: dict[str, list[int]] = {}
         for sid, p in r.parsed.items():
             starts = [0]
@@ -258,13 +274,13 @@ def to_document(r: BuildResult) -> Document:
         src = " ".join([ptr.unit(u)] + [ptr.unit(d) for d in t.duplicates])
         place(Unit(uid, "trans", [], t0, t1, src, n=str(u.line), lang="zh-Hans",
                    attrs={"confidence": f"{t.confidence:.3f}"}, sentences=sents), pid)
-    order = {"zhu": 0, "shu": 1, "note": 2, "trans": 3}
+    order = {k: i for i, k in enumerate(KEYS)}
     clause_pos = {c.id: (i, j) for s in sections for p in s.paragraphs for i, c in enumerate(p.clauses) for j in [p.n]}
     for s in sections:
         for p in s.paragraphs:
             p.units.sort(key=lambda x: (order[x.layer], clause_pos.get(x.target or "", (0, 0)), x.id))
     witnesses = [
-        Witness(s.id, f"corpus/{s.file}", s.sha256, s.edition, s.description, list(s.layers), s.rank)
+        Witness(s.id, m.pointer(s.file), s.sha256, s.edition, s.description, list(s.layers), s.rank)
         for s in m.sources
     ]
     chars = sorted(gl.decls.values(), key=lambda c: c.id)
@@ -272,8 +288,11 @@ def to_document(r: BuildResult) -> Document:
     variants = [(f, vt.fold[f], vt.seen[f]) for f in vt.fold]
     works = load_works(m.table("works")) if "works" in m.tables else []
     return Document(cid, m.work_title, m.chapter_title, m.chapter_number, witnesses, chars, sections,
-                    NORMALIZATION, COLLATION, "corpus/variants.tsv", variants, works,
-                    commentators=[(c.id, c.name, c.resp) for c in commentators])
+                    NORMALIZATION.format(variants=_table(m, "variants")), collation_account(m),
+                    _table(m, "variants"), variants, works,
+                    commentators=[(c.id, c.name, c.resp) for c in commentators], titles=list(m.titles),
+                    corpus=m.folder, overrides_table=_table(m, "overrides") if "overrides" in m.tables else "",
+                    works_table=_table(m, "works"))
 
 
 def load_works(path: Any) -> list[tuple[str, str, str, str]]:

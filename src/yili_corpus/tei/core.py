@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from lxml import etree
 
+from ..layers import LAYERS
+
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
 T = f"{{{TEI_NS}}}"
@@ -29,7 +31,7 @@ MIXED = frozenset({
 })
 #: ab holding 经/记 clauses or translation sentences is element-only; other ab (the parts of a 疏
 #: block) hold text.
-ELEMENT_ONLY_AB = frozenset({"jing", "ji", "trans"})
+ELEMENT_ONLY_AB = frozenset(x.key for x in LAYERS if x.tei in ("clauses", "sentences"))
 
 
 def is_mixed(e: etree._Element) -> bool:

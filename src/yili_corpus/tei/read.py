@@ -31,6 +31,7 @@ from ..document import (
     Witness,
 )
 from ..errors import DataError
+from ..layers import TEXT_KEYS
 from .core import FORMS, SERIES, TEI_NS, XML_ID, XML_LANG
 
 #: The largest TEI file the reader accepts (bytes). The chapter is about 0.5 MB.
@@ -270,12 +271,11 @@ class _Reader:
         if root.tag != f"{{{TEI_NS}}}TEI":
             raise self.fail(root, "the root element is not a TEI element in the TEI namespace")
         doc_id = self.req(root, XML_ID).removeprefix("yili.")
-        title = root.findtext("t:teiHeader/t:fileDesc/t:titleStmt/t:title", "", NS)
-        head = title.split("：")[0]
-        work, _, chapter = head.partition("·")
-        sub = root.findtext("t:teiHeader/t:fileDesc/t:titleStmt/t:title[@type='sub']", "", NS)
-        m = re.search(r"chapter (\d+)", sub)
-        number = int(m.group(1)) if m else 0
+        work, chapter, number, titles = self.chapter(root)
+        folder = root.find("t:teiHeader/t:fileDesc/t:publicationStmt/t:p/t:ref[@type='corpus']", NS)
+        corpus = folder.get("target", "").rstrip("/") if folder is not None else "corpus"
+        ovr = root.find(".//t:seg[@type='sentence'][@source]", NS)
+        overrides = ovr.get("source", "").split("#")[0] if ovr is not None else ""
         witnesses = []
         for w in root.iterfind("t:teiHeader/t:fileDesc/t:sourceDesc/t:listWit/t:witness", NS):
             ref = w.find("t:ref", NS)
@@ -290,6 +290,8 @@ class _Reader:
              b.get("type", ""), b.findtext("t:note", "", NS))
             for b in root.iterfind("t:teiHeader/t:fileDesc/t:sourceDesc/t:listBibl/t:bibl", NS)
         ]
+        wm = re.search(r"\(([^()]+)\)$", root.findtext("t:teiHeader/t:fileDesc/t:sourceDesc/t:listBibl/t:head", "", NS))
+        works_table = wm.group(1) if wm else f"{corpus}/works.tsv"
         commentators = [
             (p.get(XML_ID, ""), p.text or "", rs.findtext("t:resp", "", NS))
             for rs in root.iterfind("t:teiHeader/t:fileDesc/t:titleStmt/t:respStmt", NS)
@@ -323,7 +325,7 @@ class _Reader:
             paras = []
             for pd in sd.iterfind("t:div[@type='paragraph']", NS):
                 ab = pd.find("t:ab", NS)
-                if ab is None or ab.get("type") not in ("jing", "ji"):
+                if ab is None or ab.get("type") not in TEXT_KEYS:
                     raise self.fail(pd, "a paragraph must open with its 经 or 记 (ab type=jing|ji)")
                 clauses = [
                     Clause(self.req(s, XML_ID), self.num(s, "n"), self.inline(s), s.get("source", ""))
@@ -335,7 +337,25 @@ class _Reader:
             sections.append(Section(self.req(sd, XML_ID), self.num(sd, "n"), sd.get("subtype", "jing"),
                                     sd.findtext("t:head", "", NS), paras, _ids(sd.get("corresp"))))
         return Document(doc_id, work, chapter, number, witnesses, chars, sections, normalization,
-                        collation, variants, folds, works, commentators=commentators)
+                        collation, variants, folds, works, commentators=commentators, titles=titles,
+                        corpus=corpus, overrides_table=overrides, works_table=works_table)
+
+    def chapter(self, root: etree._Element) -> tuple[str, str, int, list[str]]:
+        """Work, chapter title, chapter number and the titles a reference may use, from the
+        header's ``bibl type=chapter``; a TEI without one (older builds) from its title."""
+        cb = root.find("t:teiHeader/t:fileDesc/t:sourceDesc/t:bibl[@type='chapter']", NS)
+        if cb is not None:
+            chapter = cb.findtext("t:title[@type='chapter']", "", NS)
+            scope = cb.find("t:biblScope[@unit='chapter']", NS)
+            if not chapter or scope is None:
+                raise self.fail(cb, "<bibl type='chapter'> needs a title type=chapter and a biblScope unit=chapter")
+            titles = [chapter] + [t.text or "" for t in cb.iterfind("t:title[@type='variant']", NS) if t.text]
+            return (cb.findtext("t:title[@type='work']", "", NS), chapter, self.num(scope, "n"), titles)
+        title = root.findtext("t:teiHeader/t:fileDesc/t:titleStmt/t:title", "", NS)
+        work, _, chapter = title.split("：")[0].partition("·")
+        sub = root.findtext("t:teiHeader/t:fileDesc/t:titleStmt/t:title[@type='sub']", "", NS)
+        m = re.search(r"chapter (\d+)", sub)
+        return work, chapter, int(m.group(1)) if m else 0, [chapter] if chapter else []
 
 
 def iter_tei(path: Path | str):  # type: ignore[no-untyped-def]

@@ -13,9 +13,11 @@ Project rules:
   the top ``@match`` only, predicates on attributes and positions; ``@use`` yields attribute
   values), under a bound on the number of nodes; anything else (``for``, ranges, ``doc()`` …) is
   refused as a problem naming the expression;
-* every source pointer ``corpus/FILE#char=A,B`` quotes its file exactly: a 注, note or 疏 part is
+* every source pointer ``corpus/FILE#char=A,B`` (``corpus``: the folder the header records in
+  ``publicationStmt/p/ref[@type='corpus']``) quotes its file exactly: a 注, note or 疏 part is
   that slice; a clause is it, once the apparatus entries are given the base witness's reading; a
-  witness's ``idno`` sha256 matches its file. The corpus folder is ``corpus/`` beside ``tei/``, or
+  witness's ``idno`` sha256 matches its file; a pointer to a file outside the corpus folder is a
+  problem (never skipped). The corpus folder is the recorded one beside ``tei/``, or
   the one named (``--corpus DIR``); if there is none, that is said (the check could not run),
   unless the source check is skipped (``--no-sources``). A pointer resolves strictly inside the
   corpus folder: an absolute path, ``..``, a symlink leading out, a missing or not regular file
@@ -38,15 +40,25 @@ from lxml import etree
 
 from ..errors import DataError, UsageError
 from ..files import read_bounded
+from ..layers import TEXT_KEYS
 from . import read as tei_read
 from .core import TEI_NS, XML_ID
 from .read import parse_tei
 from .schema import load_schema
 
 POINTER_ATTRS = ("target", "targetEnd", "corresp", "wit", "ref", "resp", "source")
-CHAR_RE = re.compile(r"^(corpus/[^#\s]+)#char=(\d+),(\d+)$")
-#: The prefix of a pointer into the corpus folder (``corpus/FILE``, with a fragment or not).
+CHAR_RE = re.compile(r"^([^#\s]+)#char=(\d+),(\d+)$")
+#: The corpus folder of a TEI whose header does not record one (``corpus/FILE``).
 CORPUS_PREFIX = "corpus/"
+
+
+def corpus_folder(root: etree._Element) -> str:
+    """The corpus folder the header records (``publicationStmt/p/ref[@type='corpus']``): the
+    source pointers are ``FOLDER/FILE#char=A,B``. Without one, ``corpus``."""
+    t = f"{{{TEI_NS}}}"
+    ref = root.find(f"{t}teiHeader/{t}fileDesc/{t}publicationStmt/{t}p/{t}ref[@type='corpus']")
+    folder = (ref.get("target", "") if ref is not None else "").strip().rstrip("/")
+    return folder or CORPUS_PREFIX.rstrip("/")
 
 #: The largest corpus file the source check reads (bytes). A transcription of a chapter is about
 #: 30 KB and the check keeps each file's text in memory; 16 MB is room for a whole classic.
@@ -331,7 +343,8 @@ def cite_resolve(root: etree._Element, ref: str) -> list[etree._Element]:
 def project_problems(tree: etree._ElementTree, path: str, corpus_root: Path | None,
                      corpus_dir: Path | None = None) -> list[Problem]:
     """The project's own rules (see module doc). The source pointers are checked against
-    ``corpus_dir`` (the corpus folder), else ``corpus_root / "corpus"``; with neither, not at all."""
+    ``corpus_dir`` (the corpus folder), else ``corpus_root / FOLDER`` (the folder the header
+    records); with neither, not at all."""
     root = tree.getroot()
     probs: list[Problem] = []
     ids = Counter(e.get(XML_ID) for e in root.iter() if isinstance(e.tag, str) and e.get(XML_ID))
@@ -358,7 +371,7 @@ def project_problems(tree: etree._ElementTree, path: str, corpus_root: Path | No
     for s in sections:
         n = s.get("n", "")
         has_text = any(
-            ab.get("type") in ("jing", "ji") and len(ab)
+            ab.get("type") in TEXT_KEYS and len(ab)
             for ab in s.findall(f"{t}div[@type='paragraph']/{t}ab")
         )
         if not has_text:
@@ -374,16 +387,17 @@ def project_problems(tree: etree._ElementTree, path: str, corpus_root: Path | No
             if got != [p]:
                 probs.append(Problem(path, p.sourceline, f"citeStructure resolves {ref} to {len(got)} elements"))
     if corpus_dir is None and corpus_root is not None:
-        corpus_dir = corpus_root / "corpus"
+        corpus_dir = corpus_root / corpus_folder(root)
     if corpus_dir is not None:
         probs.extend(_source_problems(root, path, corpus_dir))
     return probs
 
 
-def _corpus_file(base: Path, ptr_file: str) -> tuple[bytes | None, str]:
-    """The bytes of the file a pointer ``corpus/NAME`` names, strictly inside the corpus folder
-    ``base`` (already resolved); else ``(None, why)``. A refused file is never opened."""
-    rel = ptr_file[len(CORPUS_PREFIX):] if ptr_file.startswith(CORPUS_PREFIX) else ptr_file
+def _corpus_file(base: Path, ptr_file: str, prefix: str = CORPUS_PREFIX) -> tuple[bytes | None, str]:
+    """The bytes of the file a pointer ``FOLDER/NAME`` names (``prefix``: ``FOLDER/``), strictly
+    inside the corpus folder ``base`` (already resolved); else ``(None, why)``. A refused file is
+    never opened."""
+    rel = ptr_file[len(prefix):] if ptr_file.startswith(prefix) else ptr_file
     steps = rel.split("/")
     if not rel or rel.startswith("/") or "\\" in rel or "\x00" in rel or any(x in ("", ".", "..") for x in steps):
         return None, "refused: a pointer must name a file inside the corpus folder (no absolute path, '..' or empty step)"
@@ -408,22 +422,25 @@ def _corpus_file(base: Path, ptr_file: str) -> tuple[bytes | None, str]:
 
 
 def _has_source_pointers(root: etree._Element) -> bool:
-    """Whether the document points into a corpus folder (so that a source check has work)."""
+    """Whether the document points into a corpus folder, or to any file (so that a source check
+    has work)."""
     t = f"{{{TEI_NS}}}"
     if any(r.get("target", "") for r in root.iterfind(f".//{t}listWit/{t}witness/{t}ref")):
         return True
-    return any(isinstance(e.tag, str) and CORPUS_PREFIX in e.get("source", "") for e in root.iter())
+    return any(isinstance(e.tag, str) and any(not x.startswith("#") for x in e.get("source", "").split())
+               for e in root.iter())
 
 
 def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[Problem]:
     probs: list[Problem] = []
     base = corpus_dir.resolve()
+    prefix = corpus_folder(root) + "/"
     raw: dict[str, bytes | None] = {}  # pointer file -> bytes (None: refused or missing, reported once)
     texts: dict[str, str | None] = {}
 
     def load(f: str, e: etree._Element, what: str) -> bytes | None:
         if f not in raw:
-            data, why = _corpus_file(base, f)
+            data, why = _corpus_file(base, f, prefix)
             raw[f] = data
             if data is None:
                 probs.append(Problem(path, e.sourceline, f"{what} {f}: {why}"))
@@ -460,10 +477,9 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
         if ref is None:
             continue
         target = ref.get("target", "")
-        if not target.startswith(CORPUS_PREFIX):
-            if idno:
-                probs.append(Problem(path, ref.sourceline, f"witness {w.get(XML_ID)}: {target!r} is not a file of the "
-                                     f"corpus folder (corpus/NAME); its sha256 is not checked"))
+        if not target.startswith(prefix):
+            probs.append(Problem(path, ref.sourceline, f"witness {w.get(XML_ID)}: {target!r} is not a file of the "
+                                 f"corpus folder ({prefix}NAME); it cannot be checked"))
             continue
         data = load(target, ref, f"witness {w.get(XML_ID)}: <ref> points to")
         if data is not None:
@@ -474,7 +490,11 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
         if not isinstance(e.tag, str):
             continue
         src = e.get("source", "").split()
-        ptrs = [s for s in src if s.startswith(CORPUS_PREFIX)]
+        ptrs = [s for s in src if s.startswith(prefix)]
+        for other in src:
+            if not other.startswith(("#", prefix)):  # a file outside the corpus folder: never skipped
+                probs.append(Problem(path, e.sourceline, f"<{etree.QName(e).localname}> @source points to {other}, "
+                                     f"which is not a file of the corpus folder ({prefix}NAME); it cannot be checked"))
         if not ptrs:
             continue
         for extra in ptrs[1:]:
@@ -498,7 +518,9 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
         else:
             continue
         if got != want:
-            probs.append(Problem(path, e.sourceline, f"<{name} type={typ!r}> does not quote {ptrs[0]}: {got[:16]!r} ≠ {want[:16]!r}"))
+            unit = f" {e.get(XML_ID)}" if e.get(XML_ID) else ""
+            probs.append(Problem(path, e.sourceline, f"<{name} type={typ!r}>{unit} does not quote {ptrs[0]}: "
+                                 f"{got[:16]!r} ≠ {want[:16]!r}"))
     return probs
 
 
@@ -507,8 +529,9 @@ def validate_file(path: Path | str, schema: str | Path | None = None, use_schema
                   sources: bool = True) -> list[Problem]:
     """All problems of a TEI file: schema errors first, then the project's rules.
 
-    The source check uses ``corpus_dir`` (the corpus folder), else ``corpus_root / "corpus"``,
-    else ``corpus/`` beside the file's folder (``tei/``). If there is none and the file points
+    The source check uses ``corpus_dir`` (the corpus folder), else ``corpus_root / FOLDER``,
+    else ``FOLDER`` beside the file's folder (``tei/``), FOLDER being the corpus folder the header
+    records (``corpus``). If there is none and the file points
     into a corpus, an ``"unchecked"`` problem says so. ``sources=False`` skips the check."""
     p = Path(path)
     data = read_bounded(p, tei_read.MAX_BYTES, "TEI file")  # a FIFO, device or folder: UsageError
@@ -526,9 +549,9 @@ def validate_file(path: Path | str, schema: str | Path | None = None, use_schema
             if not cdir.is_dir():
                 raise UsageError(f"corpus folder not found: {cdir}")
         elif corpus_root is not None:
-            cdir = Path(corpus_root) / "corpus"
+            cdir = Path(corpus_root) / corpus_folder(tree.getroot())
         else:
-            guess = p.resolve().parent.parent / "corpus"
+            guess = p.resolve().parent.parent / corpus_folder(tree.getroot())
             if guess.is_dir():
                 cdir = guess
             elif _has_source_pointers(tree.getroot()):

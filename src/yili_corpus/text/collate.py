@@ -569,7 +569,8 @@ class Collator:
             site.lemma = before + corr + after
             site.lemma_key = self.norm.key(site.lemma)
             site.lemma_wits = []
-            site.rule = "emendation (corpus/emendations.tsv): no witness has the right reading"
+            table = Path(row["_file"]).resolve()  # FOLDER/emendations.tsv: the corpus folder's own name
+            site.rule = f"emendation ({table.parent.name}/{table.name}): no witness has the right reading"
             site.evidence = row["evidence"]
             sites.append(site)
         sites.sort(key=lambda x: x.start)

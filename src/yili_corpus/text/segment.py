@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataError
+from ..layers import TEXT_KEYS
 from ..model import Clause, Paragraph, Section
 from ..tables import read_table
 from .collate import Collation
@@ -50,7 +51,7 @@ def load_sections(path: Path | str) -> list[SectionRow]:
             raise DataError(f"section number {cells[0]!r} is not a number", str(p), i) from None
         if n != len(rows) + 1:
             raise DataError(f"sections out of order: expected {len(rows) + 1}, found {n}", str(p), i)
-        if cells[1] not in ("jing", "ji"):
+        if cells[1] not in TEXT_KEYS:
             raise DataError(f"section kind must be jing or ji, found {cells[1]!r}", str(p), i)
         rows.append(SectionRow(n, cells[1], cells[2].strip(), cells[3].strip(), i))
     if not rows:
