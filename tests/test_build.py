@@ -21,8 +21,8 @@ def section(built: BuildResult, n: int):
 
 def test_exactly_53_sections_51_jing_2_ji(built: BuildResult) -> None:
     assert [s.n for s in built.sections] == list(range(1, 54))
-    assert [s.kind for s in built.sections].count("jing") == 51
-    assert [s.kind for s in built.sections[-2:]] == ["ji", "ji"]
+    assert [s.layer for s in built.sections].count("jing") == 51
+    assert [s.layer for s in built.sections[-2:]] == ["ji", "ji"]
 
 
 def test_every_section_begins_with_its_incipit(built: BuildResult) -> None:
@@ -44,13 +44,13 @@ def test_reading_text_accounts_for_every_character_of_w001(built: BuildResult) -
     for s in col.sites:
         assert s.kind in ("variant", "restored", "emendation") and s.rule
         out.extend(chars[i:s.start])
-        out.append(s.lemma)
+        out.append(s.lem)
         i = s.end
     out.extend(chars[i:])
     assert "".join(out) == "".join(s.text for s in built.sections)
     # and every change is one of the recorded ones: no other difference
-    changed = sum(1 for s in col.sites if "".join(chars[s.start:s.end]) != s.lemma)
-    assert changed == len([s for s in col.sites if s.readings[0].text != s.lemma])
+    changed = sum(1 for s in col.sites if "".join(chars[s.start:s.end]) != s.lem)
+    assert changed == len([s for s in col.sites if s.readings[0].text != s.lem])
 
 
 def test_coverage_at_least_995_per_mille_and_noise_pinned(built: BuildResult) -> None:
@@ -83,14 +83,14 @@ def test_restored_characters_in_the_w003_span(built: BuildResult) -> None:
     for s in restored:
         ph = next(r for r in s.readings if r.wit == "w003")
         assert ph.status == "placeholder"
-        assert s.lemma_wits == ["w001"]  # restored from the only other witness of the span
-    got = {(s.section, s.lemma) for s in restored}
+        assert s.lem_wits == ["w001"]  # restored from the only other witness of the span
+    got = {(s.section, s.lem) for s in restored}
     assert {(19, "搢"), (20, "搢"), (22, "楅"), (18, "笴"), (19, "弣"), (18, "适")} <= got
     # 搢三而挟一个 reads whole in the reading text of section 19, where w003 has U+E270
     s19 = section(built, 19)
     assert "搢三而挟一个" in s19.text
-    assert any(s.section == 19 and s.lemma == "搢" and "\ue270" in s.readings[1].text for s in restored)
-    assert sum(1 for s in restored if s.section == 22 and s.lemma == "楅") == 6
+    assert any(s.section == 19 and s.lem == "搢" and "\ue270" in s.readings[1].text for s in restored)
+    assert sum(1 for s in restored if s.section == 22 and s.lem == "楅") == 6
     assert "设楅" in section(built, 22).text
 
 
@@ -117,7 +117,7 @@ def test_reading_text_readings(built: BuildResult) -> None:
 
 def test_variants_are_listed_with_the_rule_that_chose_them(built: BuildResult) -> None:
     sites = built.collation.sites
-    by = {(s.section, s.lemma): s for s in sites if s.kind in ("variant", "emendation")}
+    by = {(s.section, s.lem): s for s in sites if s.kind in ("variant", "emendation")}
     shu = by[(17, "束")]
     assert {r.wit: r.text for r in shu.readings} == {"w001": "东", "w003": "束"}
     assert shu.rule.startswith("tie 1:1; attestation")
@@ -139,14 +139,14 @@ def test_emendation_keeps_the_original_as_sic(built: BuildResult) -> None:
     em = [s for s in built.collation.sites if s.kind == "emendation"]
     assert len(em) == 1
     e = em[0]
-    assert (e.section, e.sic, e.lemma) == (10, "皆宾", "皆降")
+    assert (e.section, e.sic, e.lem) == (10, "皆宾", "皆降")
     assert "宾与众宾亦皆下堂" in e.evidence
     assert e.readings[0].wit == "w001" and e.readings[0].text == "皆宾"
 
 
 def test_orthographic_variants_are_folded_not_listed(built: BuildResult) -> None:
     """荅/答, 筭/算, 闲/间 … differ in form only: the key folds them (corpus/variants.tsv)."""
-    lemmas = {s.lemma for s in built.collation.sites if s.kind == "variant"}
+    lemmas = {s.lem for s in built.collation.sites if s.kind == "variant"}
     assert not lemmas & {"答", "算", "筭", "间", "闲", "膱", "蛇", "髹", "余"}
 
 
@@ -193,7 +193,7 @@ def test_translation_paragraphs_go_to_their_sections(built: BuildResult) -> None
 
 def test_layers_per_section(built: BuildResult) -> None:
     for s in built.sections:
-        assert (s.kind in s.layers) and s.layers[s.kind] >= 1
+        assert (s.layer in s.layers) and s.layers[s.layer] >= 1
         if 16 <= s.n <= 22:
             assert {"zhu", "shu"} <= set(s.layers), s.n
         else:

@@ -10,6 +10,6 @@ from .conftest import ROOT
 
 def test_ruff_clean() -> None:
     r = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "src", "tests"], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "src", "tests"], cwd=ROOT, capture_output=True, text=True
     )
     assert r.returncode == 0, r.stdout + r.stderr

@@ -1,4 +1,5 @@
-"""The corpus as the TEI document holds it.
+"""The TEI's model: the corpus as the TEI document holds it (the build's model is
+:mod:`yili_corpus.model`; ``tei/assemble.py`` is the one place that turns the one into the other).
 
 The build turns its results into a :class:`Document`; ``tei/write.py`` writes it and
 ``tei/read.py`` reads it back (writer → reader → writer is byte-identical). The read wing — search,

@@ -1,8 +1,13 @@
-"""The dataclasses every step of the build passes along.
+"""The build's model: the dataclasses every step of the build passes along.
 
 sources → parse (:class:`SourceUnit`, :class:`Noise`) → normalise → collate (:class:`Site`) →
 segment (:class:`Section`, :class:`Paragraph`, :class:`Clause`) → align → TEI.
-Every unit keeps the file, line and character offsets it came from.
+Every unit keeps the file, line and character offsets it came from; positions are offsets in the
+base witness's key. The read wing never sees these classes: ``tei/assemble.py`` turns them into
+the TEI's model (:mod:`yili_corpus.document`), whose classes of the same names (``Section``,
+``Paragraph``, ``Clause``) hold what the TEI holds. The two share their field names where they
+mean the same thing (``layer``, ``breaks``, ``lem``, ``lem_wits``); a collation :class:`Site` becomes an apparatus entry
+(``document.App``).
 """
 
 from __future__ import annotations
@@ -135,9 +140,9 @@ class Site:
     start: int
     end: int
     kind: str
-    lemma: str
-    lemma_key: str
-    lemma_wits: list[str]
+    lem: str
+    lem_key: str
+    lem_wits: list[str]
     readings: list[Reading]
     rule: str
     section: int | None = None
@@ -171,7 +176,7 @@ class Paragraph:
     clauses: list[Clause]
     start: int
     end: int
-    break_from: list[str] = field(default_factory=list)
+    breaks: list[str] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -184,7 +189,7 @@ class Section:
 
     id: str
     n: int
-    kind: str  # jing | ji
+    layer: str  # its base text's layer: jing | ji
     title: str
     incipit: str
     paragraphs: list[Paragraph]

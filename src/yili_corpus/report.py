@@ -71,7 +71,7 @@ def section_layers(r: BuildResult) -> None:
     """Count the units of each layer in each section (``Section.layers``: the text layer's
     paragraphs, 注, 疏 lemmas, notes and translation paragraphs)."""
     loc = Locator(r.sections)
-    text_layer = {s.n: s.kind for s in r.sections}
+    text_layer = {s.n: s.layer for s in r.sections}
     for s in r.sections:
         s.layers = {text_layer[s.n]: len(s.paragraphs)}
     # the witnesses that carry 注 or 疏 (the manifest's layers), each paragraph where it aligned
@@ -99,7 +99,7 @@ def alignment_report(r: BuildResult) -> dict[str, Any]:
     loc = Locator(r.sections)
     col = r.collation
     per: dict[int, dict[str, Any]] = {
-        s.n: {"section": s.n, "title": s.title, s.kind: sum(len(p.clauses) for p in s.paragraphs),
+        s.n: {"section": s.n, "title": s.title, s.layer: sum(len(p.clauses) for p in s.paragraphs),
               "zhu": 0, "shu": 0, "shu_by_position": 0, "note": 0, "note_approximate": 0, "note_summary": 0,
               "trans": 0, "sentences": 0, "low_confidence": 0}
         for s in r.sections
@@ -178,12 +178,12 @@ def report_json(r: BuildResult) -> dict[str, Any]:
         "sources": list(r.coverage.values()),
         "sections": [{"n": s.n, "title": s.title, "layers": s.layers} for s in r.sections],
         "variants": [
-            {"section": s.section, "kind": s.kind, "lemma": s.lemma, "sic": s.sic,
+            {"section": s.section, "kind": s.kind, "lemma": s.lem, "sic": s.sic,
              "readings": {x.wit: x.text for x in s.readings}, "rule": s.rule, "evidence": s.evidence}
             for s in col.sites if s.kind in ("variant", "emendation")
         ],
         "restored": [
-            {"section": s.section, "text": s.lemma, "from": s.lemma_wits,
+            {"section": s.section, "text": s.lem, "from": s.lem_wits,
              "readings": {x.wit: {"text": x.text, "status": x.status, "line": x.line, "col": x.col} for x in s.readings}}
             for s in restored
         ],
@@ -224,10 +224,10 @@ def format_report(r: BuildResult) -> str:
     lines.append(f"Collation: {len(var)} variants and emendations, {len(res)} restored characters")
     for s in var:
         rd = "; ".join(f"{x.wit} {x.text or '∅'}" for x in s.readings)
-        lines.append(f"  §{s.section} {s.kind}: {s.lemma} ← {rd} — {s.rule}")
+        lines.append(f"  §{s.section} {s.kind}: {s.lem} ← {rd} — {s.rule}")
     for s in res:
         rd = "; ".join(f"{x.wit} {_show(x.text)} [{x.status}]" for x in s.readings)
-        lines.append(f"  §{s.section} restored {s.lemma}: {rd}")
+        lines.append(f"  §{s.section} restored {s.lem}: {rd}")
     if col.pua:
         lines.append("")
         lines.append("Unencoded characters learned from the collation")

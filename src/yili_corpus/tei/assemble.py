@@ -170,7 +170,7 @@ def to_document(r: BuildResult) -> Document:
                 Rdg(r.wit, gl.split(r.wit, r.text), r.status, ptr.at(r.wit, r.line, r.col, len(r.text)))
                 for r in x.readings
             ]
-            out.append(App(x.kind, x.lemma, list(x.lemma_wits), rdgs, x.rule, x.sic, x.evidence))
+            out.append(App(x.kind, x.lem, list(x.lem_wits), rdgs, x.rule, x.sic, x.evidence))
         return out
 
     # sections, paragraphs, clauses
@@ -183,10 +183,10 @@ def to_document(r: BuildResult) -> Document:
             for c in p.clauses:
                 u = col.base.pos[c.start][0]
                 clauses.append(Clause(c.id, c.n, clause_content(c.start, c.end), ptr.unit(u)))
-            dp = Paragraph(p.id, p.n, s.kind, clauses, [], list(p.break_from))
+            dp = Paragraph(p.id, p.n, s.layer, clauses, [], list(p.breaks))
             paras.append(dp)
             para_of[p.id] = dp
-        sections.append(Section(s.id, s.n, s.kind, s.title, paras))
+        sections.append(Section(s.id, s.n, s.layer, s.title, paras))
     sec_by_n = {s.n: s for s in sections}
 
     def span_ids(start: int, end: int) -> tuple[str, str, str]:

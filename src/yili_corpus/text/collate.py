@@ -179,8 +179,8 @@ class Collation:
         for s in self.sites:
             out.append(self.base.key[i : s.start])
             where.extend(range(i, s.start))
-            out.append(s.lemma_key)
-            where.extend([s.start] * len(s.lemma_key))
+            out.append(s.lem_key)
+            where.extend([s.start] * len(s.lem_key))
             i = s.end
         out.append(self.base.key[i:])
         where.extend(range(i, len(self.base.key)))
@@ -565,10 +565,10 @@ class Collator:
             before = K[site.start : s]
             after = K[e : site.end]
             site.kind = "emendation"
-            site.sic = site.lemma
-            site.lemma = before + corr + after
-            site.lemma_key = self.norm.key(site.lemma)
-            site.lemma_wits = []
+            site.sic = site.lem
+            site.lem = before + corr + after
+            site.lem_key = self.norm.key(site.lem)
+            site.lem_wits = []
             table = Path(row["_file"]).resolve()  # FOLDER/emendations.tsv: the corpus folder's own name
             site.rule = f"emendation ({table.parent.name}/{table.name}): no witness has the right reading"
             site.evidence = row["evidence"]
@@ -586,12 +586,12 @@ class Collator:
                     continue
                 # the placeholder stands for the chosen characters the witness lacks
                 rest = [c for c in r.key if not is_placeholder(c)]
-                target = list(st.lemma_key)
+                target = list(st.lem_key)
                 for c in rest:
                     if c in target:
                         target.remove(c)
                 learned[(r.wit, r.key)][
-                    "".join(target) if len(target) <= 2 else st.lemma_key
+                    "".join(target) if len(target) <= 2 else st.lem_key
                 ] += 1
                 where[(r.wit, r.key)].append(f"{r.line}:{r.col}")
         out: dict[str, dict[str, object]] = {}

@@ -87,7 +87,7 @@ def reading_text(col: Collation, a: int, b: int) -> str:
     A site belongs to the range where it starts, so that ranges that tile the text give texts
     that concatenate to the whole reading text.
     """
-    return "".join(x if isinstance(x, str) else x.lemma for x in col.pieces(a, b))
+    return "".join(x if isinstance(x, str) else x.lem for x in col.pieces(a, b))
 
 
 def segment(
