@@ -22,6 +22,7 @@ from yili_corpus.sources import (
     ji_translation,
     mixed_page,
     plain_clauses,
+    siku,
     zhushu,
 )
 from yili_corpus.sources.reader import decode_source, read_source
@@ -98,6 +99,7 @@ def test_parsers_registry_names_the_five_modules() -> None:
         "annotated-translation": annotated_translation.parse,
         "mixed-page": mixed_page.parse,
         "ji-translation": ji_translation.parse,
+        "siku-zhushu": siku.parse,
     }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..model import ParsedSource
-from . import annotated_translation, ji_translation, mixed_page, plain_clauses, zhushu
+from . import annotated_translation, ji_translation, mixed_page, plain_clauses, siku, zhushu
 
 Parser = Callable[..., ParsedSource]
 
@@ -21,6 +21,7 @@ PARSERS: dict[str, Parser] = {
     "annotated-translation": annotated_translation.parse,
     "mixed-page": mixed_page.parse,
     "ji-translation": ji_translation.parse,
+    "siku-zhushu": siku.parse,
 }
 
 __all__ = ["PARSERS", "Parser"]
