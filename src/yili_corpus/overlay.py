@@ -29,6 +29,7 @@ from lxml import etree
 
 from .document import Document, Unit
 from .errors import DataError, SourceError, UsageError, shown
+from .files import check_folder
 from .genre import is_modern
 from .query.clauses import ClauseTable
 from .sources.reader import decode_source
@@ -415,13 +416,6 @@ def _label(file: Path) -> str:
     return "".join(out)
 
 
-def _check_folder(dest_dir: Path) -> None:
-    """Refuse an overlay folder that is not one, before any work is done."""
-    from .files import check_folder
-
-    check_folder(dest_dir, "overlay folder")
-
-
 def _kind_of(path: Path) -> str | None:
     """The kind of the overlay at ``path`` (translation, witness), "" if it cannot be read as
     one, None if there is none."""
@@ -449,7 +443,7 @@ def _check_existing(path: Path, name: str, kind: str, force: bool) -> None:
 
 
 def _check_dest(dest_dir: Path, name: str, kind: str, force: bool) -> None:
-    _check_folder(dest_dir)
+    check_folder(dest_dir, "overlay folder")
     if dest_dir.is_dir():
         _check_existing(dest_dir / f"{name}.xml", name, kind, force)
 
@@ -479,7 +473,7 @@ def _write(root: etree._Element, dest_dir: Path, name: str, kind: str, force: bo
     name at once each sees the others' result (finding 11)."""
     from .files import locked, write_atomic_bytes
 
-    _check_folder(dest_dir)
+    check_folder(dest_dir, "overlay folder")
     try:
         dest_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

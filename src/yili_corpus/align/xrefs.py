@@ -10,7 +10,6 @@ phrasing (见, 参见, 参阅; 彼; the titles 《注》《疏》《记》 of th
 
 from __future__ import annotations
 
-import csv
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -48,18 +47,16 @@ class Chapters:
     @classmethod
     def load(cls, path: Path | str, this: int) -> Chapters:
         p = Path(path)
-        from ..tables import read_lines
+        from ..tables import read_table
 
-        numbered = read_lines(p, "chapter list")  # unreadable or not UTF-8: DataError naming the line
         names: dict[str, int] = {}
-        rows = csv.DictReader([ln for _i, ln in numbered], delimiter="\t", quoting=csv.QUOTE_NONE)
-        for (i, _ln), row in zip(numbered[1:], rows, strict=False):
+        for i, cells in read_table(p, ["n", "title", "also"], "chapter list"):
             try:
-                n = int(row["n"])
-            except (KeyError, TypeError, ValueError):
-                raise DataError(f"bad chapter row {str(row)[:200]}", str(p), i) from None
-            names[row["title"]] = n
-            for alt in (row.get("also") or "").split(","):
+                n, title = int(cells[0]), cells[1]
+            except (IndexError, ValueError):
+                raise DataError(f"bad chapter row {cells!r:.200}", str(p), i) from None
+            names[title] = n
+            for alt in (cells[2] if len(cells) > 2 else "").split(","):
                 if alt.strip():
                     names[alt.strip()] = n
         return cls(names, this)

@@ -41,6 +41,7 @@ from lxml import etree
 from ..errors import DataError, UsageError
 from ..files import read_bounded
 from ..layers import TEXT_KEYS
+from ..tables import MAX_CORPUS_FILE
 from . import read as tei_read
 from .core import TEI_NS, XML_ID
 from .read import parse_tei
@@ -59,10 +60,6 @@ def corpus_folder(root: etree._Element) -> str:
     ref = root.find(f"{t}teiHeader/{t}fileDesc/{t}publicationStmt/{t}p/{t}ref[@type='corpus']")
     folder = (ref.get("target", "") if ref is not None else "").strip().rstrip("/")
     return folder or CORPUS_PREFIX.rstrip("/")
-
-#: The largest corpus file the source check reads (bytes). A transcription of a chapter is about
-#: 30 KB and the check keeps each file's text in memory; 16 MB is room for a whole classic.
-MAX_CORPUS_FILE_BYTES = 16 * 1024 * 1024
 
 #: The longest ``citeStructure`` XPath evaluated (characters). A real one is about 30
 #: (``//body/div[@type='section']``); the cap keeps parsing and checking it trivially bounded.
@@ -416,7 +413,7 @@ def _corpus_file(base: Path, ptr_file: str, prefix: str = CORPUS_PREFIX) -> tupl
     if not stat.S_ISREG(st.st_mode):
         return None, "refused: not a regular file"
     try:
-        return read_bounded(real, MAX_CORPUS_FILE_BYTES, "corpus file"), ""
+        return read_bounded(real, MAX_CORPUS_FILE, "corpus file"), ""  # the build's bound
     except UsageError as exc:
         return None, str(exc)
 
