@@ -31,9 +31,10 @@ from .report import (
 from .sources.manifest import load_manifest, parse_all
 from .tei.assemble import to_document
 from .tei.write import to_bytes
-from .text.collate import Collator, load_emendations
+from .text.collate import Collator, build_base, load_emendations
 from .text.normalise import Normaliser, VariantTable
 from .text.segment import Locator, find_sections, load_sections, reading_text, segment
+from .text.zhu_ends import split_runs
 
 
 def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult:
@@ -45,12 +46,24 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     # 1. parse
     parsed = parse_all(manifest)
     coverage = {sid: coverage_of(p) for sid, p in parsed.items()}
-    # 2–3. normalise, collate
+    # 2–3. normalise; divide full-size 注 runs from the 经 by the base's 经; collate
     norm = Normaliser(VariantTable.load(manifest.table("variants")))
+    problems: list[dict[str, object]] = []
+    base_key = build_base(parsed[manifest.base], norm).key
+    for sid in list(parsed):
+        if any(u.kind == "zhu_run" for u in parsed[sid].units):
+            parsed[sid], found = split_runs(parsed[sid], base_key, norm)
+            problems.extend(found)
+    # the layers the build does not take yet stay out of every later step
+    for s in manifest.sources:
+        if s.held:
+            p = parsed[s.id]
+            parsed[s.id] = type(p)(p.id, p.path, p.text, [u for u in p.units if u.kind not in s.held], p.noise)
     emend = load_emendations(manifest.table("emendations"))
     col = Collator(parsed, manifest.base, manifest.rank, norm, emend).run()
     rows = load_sections(manifest.table("sections"))
-    starts = find_sections(rows, col.base.key, norm, str(manifest.table("sections")))
+    rk, rm = col.reading_key_map()
+    starts = find_sections(rows, rk, norm, str(manifest.table("sections")), rm)
     start_set = set(starts)
     section_clauses = {i for i, (a, _b, _u) in enumerate(col.base.clauses) if a in start_set}
     # 4. align the translation (it gives paragraph breaks), then segment
@@ -71,7 +84,7 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     rkey, rmap = col.reading_key_map()
     zhu: list[ZhuAnchor] = []
     shu: list[ShuAnchor] = []
-    for w in manifest.witnesses_of("zhu"):
+    for w in sorted(manifest.witnesses_of("zhu"), key=lambda w: manifest.rank.get(w, 99)):
         if any(u.kind == "zhu" for u in parsed[w].units):
             z, s = anchor_commentary(col, parsed[w].units, norm, rkey, rmap)
             zhu.extend(z)
@@ -89,6 +102,7 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     for a in notes:
         if a.start is None:
             unplaced.append({"source": a.unit.source, "line": a.unit.line, "reason": a.how})
+    unplaced.extend(problems)
     for sa in shu:
         if sa.how != "exact":
             unplaced.append({"source": sa.units[0].source, "line": sa.units[0].line,

@@ -123,6 +123,9 @@ class Reading:
     line: int | None = None
     col: int | None = None
     status: str = "reading"  # reading | placeholder | lacuna
+    #: the file offsets the reading quotes (one span, or one per unit where other text stands
+    #: between its parts); empty for an omission
+    spans: list[tuple[int, int]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,8 +1,8 @@
 """郑注 and 贾疏 → the 经 words they belong to.
 
-* A 注 follows the 经 words it explains: it is anchored to the span of the 经 piece before it
+* A 注 follows the 经 words it explains: it is anchored to the span of the 经 pieces before it
   (from the previous 注, or the paragraph start, to the note), in base-key offsets; its point is
-  the end of that span.
+  the end of that span. A 注 with no 经 between it and the previous one shares its span.
 * A [疏] block names its lemma range ``“X”至“Y”`` (or ``“X”``): it is resolved to the 经 span that
   starts with X and ends with Y, in keys, where the witness's unencoded characters (learned by the
   collation: U+E7A1 = 适 …) are read as what they stand for. Y is looked for in the block's own
@@ -103,15 +103,24 @@ def anchor_commentary(
     pieces = {(u.meta["para"], u.meta["piece"]): u for u in units if u.kind == "text"}
     zhus: list[ZhuAnchor] = []
     zhu_by_para: dict[int, list[SourceUnit]] = {}
+    prev: Span | None = None
     for u in units:
         if u.kind != "zhu":
             continue
         para = u.meta["para"]
         zhu_by_para.setdefault(para, []).append(u)
-        piece = pieces.get((para, u.meta["after_piece"]))
-        sp = maps[para].span_of(piece) if piece is not None and para in maps else None
+        # the 经 pieces the 注 follows: one (the 注疏 format), or all since the previous 注 (the
+        # 四库 layout, where 音義 may stand inside the 经 a 注 explains); none: a second 注 on
+        # the same words
+        after = u.meta["after_pieces"] if "after_pieces" in u.meta else [u.meta["after_piece"]]
+        spans = [
+            sp for k in after if (pc := pieces.get((para, k))) is not None and para in maps
+            and (sp := maps[para].span_of(pc)) is not None
+        ]
+        sp = Span(min(x.start for x in spans), max(x.end for x in spans)) if spans else prev
         if sp is None:
             continue
+        prev = sp
         zhus.append(ZhuAnchor(u, sp))
     zhu_keys = {id(u): sub(norm.key(u.text)) for us in zhu_by_para.values() for u in us}
 

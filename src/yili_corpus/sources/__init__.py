@@ -10,7 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..model import ParsedSource
-from . import annotated_translation, ji_translation, mixed_page, plain_clauses, siku, zhushu
+from . import (
+    annotated_translation,
+    ji_translation,
+    mixed_page,
+    plain_clauses,
+    punctuated,
+    siku,
+    zhushu,
+)
 
 Parser = Callable[..., ParsedSource]
 
@@ -22,6 +30,7 @@ PARSERS: dict[str, Parser] = {
     "mixed-page": mixed_page.parse,
     "ji-translation": ji_translation.parse,
     "siku-zhushu": siku.parse,
+    "punctuated": punctuated.parse,
 }
 
 __all__ = ["PARSERS", "Parser"]

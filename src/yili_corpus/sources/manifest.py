@@ -28,6 +28,14 @@ class SourceEntry:
     edition: str = ""
     rank: int = 99
     order: str = "text"  # "text": paragraphs follow the text; "scrambled": they do not
+    #: layers the file holds that the build does not take yet (parsed and counted, not in the TEI)
+    held: list[str] = field(default_factory=list)
+    #: where a file from a published edition comes from, and on what terms (empty for the seeds)
+    repository: str = ""
+    commit: str = ""
+    licence: str = ""
+    licence_url: str = ""
+    attribution: str = ""
 
     def path(self, corpus_dir: Path) -> Path:
         return corpus_dir / self.file
@@ -129,12 +137,17 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
                     id=s["id"], file=s["file"], format=s["format"], description=s["description"],
                     layers=list(s["layers"]), sha256=s["sha256"], edition=s.get("edition", ""),
                     rank=int(s.get("rank", 99)), order=str(s.get("order", "text")),
+                    held=list(s.get("held", [])), repository=s.get("repository", ""), commit=s.get("commit", ""),
+                    licence=s.get("licence", ""), licence_url=s.get("licence_url", ""),
+                    attribution=s.get("attribution", ""),
                 )
             )
     except (KeyError, TypeError, ValueError) as exc:
         raise DataError(f"manifest entry missing or wrong: {str(exc)[:200]}", str(path)) from None
     strings = [m.chapter_id, m.chapter_title, m.work_title, m.base, *m.tables.values(), *m.titles]
-    strings += [x for s in m.sources for x in (s.id, s.file, s.format, s.description, s.sha256, s.edition, *s.layers)]
+    strings += [x for s in m.sources for x in (s.id, s.file, s.format, s.description, s.sha256, s.edition, *s.layers,
+                                                *s.held, s.repository, s.commit, s.licence, s.licence_url,
+                                                s.attribution)]
     if not all(isinstance(x, str) for x in strings):
         raise DataError("manifest entry of the wrong type: ids, titles, files, formats, layers and sha256 are "
                         "strings", str(path))
@@ -181,16 +194,21 @@ def parse_all(manifest: Manifest) -> dict[str, ParsedSource]:
     return out
 
 
+#: Unit kinds that belong to a layer of another name: a 注 run (注 and the 经 that follows it,
+#: divided by the collation) is the 注's.
+UNIT_LAYER = {"zhu_run": "zhu"}
+
+
 def check_roles(manifest: Manifest, parsed: dict[str, ParsedSource]) -> None:
     """The manifest's layers are each witness's roles, and the build takes its 注, 疏, notes and
     translation from the witnesses they name: a source whose parser finds a layer its entry does
     not list (注 in a witness listed as ``["jing"]``) is refused, so that nothing is left out
     silently. (A parser's ``text`` units are the 经 or 记: ``jing`` or ``ji``.)"""
     for s in manifest.sources:
-        kinds = {u.kind for u in parsed[s.id].units}
+        kinds = {UNIT_LAYER.get(u.kind, u.kind) for u in parsed[s.id].units}
         if "text" in kinds:
             kinds = (kinds - {"text"}) | ({"jing", "ji"} & set(s.layers) or {"jing"})
-        extra = sorted(kinds - set(s.layers))
+        extra = sorted(kinds - set(s.layers) - set(s.held))
         if extra:
             raise DataError(f"source {s.id}: its file holds {', '.join(extra)}, which its layers "
                             f"({', '.join(s.layers)}) do not list; add them to layers in manifest.toml",

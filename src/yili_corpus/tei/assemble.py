@@ -148,6 +148,12 @@ class _Glyphs:
         return out
 
 
+def reading_of(u: SourceUnit) -> str:
+    """A unit's text as a reader reads it: the parser's reading without layout marks (line ends,
+    page breaks, column breaks) where the format has them (``meta["text"]``), else the slice."""
+    return str(u.meta.get("text", u.text))
+
+
 def to_document(r: BuildResult) -> Document:
     """The document for the TEI writer."""
     m = r.manifest
@@ -167,7 +173,9 @@ def to_document(r: BuildResult) -> Document:
                 out.append(x)
                 continue
             rdgs = [
-                Rdg(r.wit, gl.split(r.wit, r.text), r.status, ptr.at(r.wit, r.line, r.col, len(r.text)))
+                Rdg(r.wit, gl.split(r.wit, r.text), r.status,
+                    " ".join(ptr.span(r.wit, a, b) for a, b in r.spans) if r.spans
+                    else ptr.at(r.wit, r.line, r.col, len(r.text)))
                 for r in x.readings
             ]
             out.append(App(x.kind, x.lem, list(x.lem_wits), rdgs, x.rule, x.sic, x.evidence))
@@ -205,7 +213,7 @@ def to_document(r: BuildResult) -> Document:
         uid = f"{cid}.{u.source}.zhu{u.meta['n']}"
         zid[id(u)] = uid
         pid, t0, t1 = span_ids(z.span.start, z.span.end)
-        place(Unit(uid, "zhu", gl.split(u.source, u.text), t0, t1, ptr.unit(u), n=str(u.meta["n"]),
+        place(Unit(uid, "zhu", gl.split(u.source, reading_of(u)), t0, t1, ptr.unit(u), n=str(u.meta["n"]),
                    resp=resp.get("zhu")), pid)
     # 疏
     for sa in r.shu:

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from ..errors import DataError
 from ..model import ParsedSource, Reading, Site, SourceUnit, is_text_char
+from ..sources.siku import without_layout
 from ..tables import read_table
 from .normalise import Normaliser, is_placeholder, t2s_char
 
@@ -58,6 +59,34 @@ class Stream:
             return (u.line, u.col + o + 1)
         u, o = self.pos[j]
         return (u.line, u.col + o)
+
+    def spans(self, j1: int, j2: int, text: str) -> list[tuple[int, int]]:
+        """The file offsets of key chars ``j1`` to ``j2 - 1``: one span where nothing but marks
+        (punctuation, line ends) stands between its units, else one span per unit part (a 注
+        between two 经 units is not part of a 经 reading)."""
+        if j2 <= j1:
+            return []
+        out: list[tuple[int, int]] = []
+        k = j1
+        while k < j2:
+            u, o = self.pos[k]
+            a = u.offset + o
+            m = k
+            while m + 1 < j2:
+                u2, o2 = self.pos[m + 1]
+                prev_u, prev_o = self.pos[m]
+                between = text[prev_u.offset + prev_o + 1:u2.offset + o2]
+                if any(is_text_char(c) for c in without_layout(between)):
+                    break
+                m += 1
+            u2, o2 = self.pos[m]
+            b = u2.offset + o2 + 1
+            for x, y, rep in u2.meta.get("skips", ()):
+                if x == o2 and rep:
+                    b = u2.offset + y
+            out.append((a, b))
+            k = m + 1
+        return out
 
     def diplomatic(self, j1: int, j2: int) -> str:
         """The source text from key char ``j1`` to key char ``j2 - 1``, punctuation inside kept."""
@@ -253,6 +282,18 @@ def _locate(
     return min(after or good, key=lambda o: (abs(o - hint), -votes[o]))
 
 
+def _near(base_key: str, key: str, hint: int, window: int = 400) -> int | None:
+    """Where a short ``key`` stands near ``hint`` with at most one differing character (a
+    placeholder matches any character): the nearest such place after ``hint``."""
+    n = len(key)
+    for s in range(max(0, hint - 8), min(len(base_key) - n, hint + window) + 1):
+        d = sum(1 for a, b in zip(base_key[s:s + n], key, strict=True)
+                if a != b and not is_placeholder(a) and not is_placeholder(b))
+        if d <= 1 and n >= 3:
+            return s
+    return None
+
+
 def align_stream(
     base: Base, grams: dict[str, list[int]], st: Stream, hint: int = 0
 ) -> Alignment | None:
@@ -263,7 +304,7 @@ def align_stream(
     """
     if len(st.key) < 8:
         at = base.key.find(st.key, max(0, hint - 8))
-        off = at if at >= 0 else None
+        off = at if at >= 0 else _near(base.key, st.key, hint)
     else:
         off = _locate(base.key, grams, st.key, hint)
     if off is None:
@@ -283,6 +324,11 @@ def align_stream(
     # trim base characters at either edge that the witness does not have (window too wide)
     if codes and codes[0][0] == "delete":
         bstart += codes[0][2]
+    elif codes and codes[0][0] == "replace" and len(codes) > 1:
+        _t, i1, i2, j1, j2 = codes[0]
+        want = _span_len(st.key[j1:j2])
+        if i2 - i1 > want:  # the window's extra characters before the paragraph are not its reading
+            bstart += (i2 - i1) - want
     if codes and codes[-1][0] == "delete" and len(codes) > 1:
         bend -= codes[-1][2] - codes[-1][1]
     elif codes and codes[-1][0] == "replace" and len(codes) > 1:
@@ -447,7 +493,16 @@ class Collator:
             else:
                 merged.append([a, b])
                 owners.append({who})
-        sites = [self._site(a, b, alignments) for a, b in merged]
+        # a site never crosses a clause boundary of the base (each clause holds its own readings;
+        # a witness's omission of several clauses is an empty reading in each)
+        starts = [a for a, _b, _u in self.base.clauses]
+        sites = []
+        for a, b in merged:
+            cuts = starts[bisect.bisect_right(starts, a):bisect.bisect_left(starts, b)]
+            for x, y in zip([a, *cuts], [*cuts, b], strict=True):
+                st = self._site(x, y, alignments)
+                if len({r.key for r in st.readings}) > 1:
+                    sites.append(st)
         sites = self._apply_emendations(sites, alignments)
         col = Collation(self.base, alignments, sites)
         col.pua = self._learn_placeholders(sites)
@@ -466,7 +521,10 @@ class Collator:
         for al in covering:
             k, j1, j2 = _reading(al, s, e)
             line, colno = al.stream.loc(j1)
-            readings.append(Reading(al.stream.wit, k, al.stream.diplomatic(j1, j2), line, colno))
+            src = self.parsed[al.stream.wit].text
+            spans = al.stream.spans(j1, j2, src)
+            dip = "".join(without_layout(src[a:b]) for a, b in spans) if spans else ""
+            readings.append(Reading(al.stream.wit, k, dip, line, colno, spans=spans))
         for r in readings:
             r.status = self._status(r, readings)
         voting = [r for r in readings if r.status == "reading"]

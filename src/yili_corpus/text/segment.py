@@ -59,8 +59,16 @@ def load_sections(path: Path | str) -> list[SectionRow]:
     return rows
 
 
-def find_sections(rows: list[SectionRow], key: str, norm: Normaliser, path: str) -> list[int]:
-    """Start offsets of the sections in ``key``, found by their incipits in order."""
+def find_sections(rows: list[SectionRow], key: str, norm: Normaliser, path: str,
+                  where: list[int] | None = None) -> list[int]:
+    """Start offsets of the sections in ``key``, found by their incipits in order; with
+    ``where`` (the reading text's map to the base key, :meth:`Collation.reading_key_map`) the key
+    is the reading text's and the offsets returned are the base key's."""
+    starts = _find_sections(rows, key, norm, path)
+    return [where[i] if i < len(where) else len(where) for i in starts] if where is not None else starts
+
+
+def _find_sections(rows: list[SectionRow], key: str, norm: Normaliser, path: str) -> list[int]:
     starts: list[int] = []
     at = 0
     for r in rows:
@@ -71,13 +79,13 @@ def find_sections(rows: list[SectionRow], key: str, norm: Normaliser, path: str)
         if i < 0:
             earlier = key.find(k)
             hint = f" (it occurs earlier, at {earlier}: sections out of order?)" if 0 <= earlier < at else ""
-            raise DataError(f"section {r.n}: incipit {r.incipit!r} not found in the base text{hint}", path, r.line)
+            raise DataError(f"section {r.n}: incipit {r.incipit!r} not found in the text{hint}", path, r.line)
         if starts and i == starts[-1]:
             raise DataError(f"section {r.n} starts where section {r.n - 1} does", path, r.line)
         starts.append(i)
         at = i + len(k)
     if starts[0] != 0:
-        raise DataError(f"the base text has {starts[0]} characters before section 1's incipit", path, rows[0].line)
+        raise DataError(f"the text has {starts[0]} characters before section 1's incipit", path, rows[0].line)
     return starts
 
 
@@ -106,7 +114,8 @@ def segment(
     start rather than a paragraph start.
     """
     K = col.base.key
-    starts = find_sections(rows, K, norm, table_path)
+    rkey, rmap = col.reading_key_map()
+    starts = find_sections(rows, rkey, norm, table_path, rmap)
     bounds = starts + [len(K)]
     clause_starts = [a for a, _b, _u in col.base.clauses]
 
@@ -124,6 +133,8 @@ def segment(
         pos = snap(al.bstart)
         if is_first and w in fragmentary and pos not in starts:
             continue
+        if not al.stream.units[0].meta.get("para_start", True):
+            continue  # a run of the collation that the witness does not open as a paragraph
         breaks[pos].add(w)
     for off, names in (extra_breaks or {}).items():
         breaks[snap(off)].update(names)
