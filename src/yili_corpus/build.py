@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 from pathlib import Path
 
-from .align.commentary import ShuAnchor, ZhuAnchor, anchor_commentary
+from .align.commentary import ShuAnchor, ZhuAnchor, anchor_commentary, collate_zhu, pua_reader
 from .align.duplicates import TransLink, place_translations
 from .align.notes import NoteAnchor, anchor_notes
 from .align.overrides import apply_note_overrides, apply_trans_overrides, load_overrides
@@ -84,10 +84,16 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     rkey, rmap = col.reading_key_map()
     zhu: list[ZhuAnchor] = []
     shu: list[ShuAnchor] = []
+    # the 注 of each witness, merged into one 注 in rank order (the highest-ranked witness's
+    # reading stands; the other's differences are its apparatus)
     for w in sorted(manifest.witnesses_of("zhu"), key=lambda w: manifest.rank.get(w, 99)):
         if any(u.kind == "zhu" for u in parsed[w].units):
             z, s = anchor_commentary(col, parsed[w].units, norm, rkey, rmap)
-            zhu.extend(z)
+            if zhu:
+                zhu, found = collate_zhu(zhu, z, norm, pua_reader(col, w))
+                problems.extend(found)
+            else:
+                zhu = z
             shu.extend(s)
     chapters = Chapters.load(manifest.table("chapters"), manifest.chapter_number)
     sec_info = [(s.n, s.title, _to_reading(rmap, s.start)) for s in sections]

@@ -16,6 +16,8 @@
 from __future__ import annotations
 
 import bisect
+import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..model import SourceUnit
@@ -32,11 +34,26 @@ class Span:
 
 
 @dataclass
+class ZhuSite:
+    """A place where two witnesses of one 注 differ: offsets ``[a, b)`` in each unit's text."""
+
+    a: int
+    b: int
+    other_a: int
+    other_b: int
+    rule: str
+
+
+@dataclass
 class ZhuAnchor:
-    """A 注 and the 经 words it follows."""
+    """A 注 and the 经 words it follows; where a second witness has the same 注, its unit
+    (``other``) and the places where the two differ (``sites``, in the words of each)."""
 
     unit: SourceUnit
     span: Span
+    other: SourceUnit | None = None
+    sites: list[ZhuSite] = field(default_factory=list)
+    similarity: float = 1.0
 
 
 @dataclass
@@ -74,6 +91,12 @@ class WitnessMap:
         if not js:
             return None
         return Span(self.to_base[js[0]], self.to_base[js[-1]] + 1)
+
+
+def pua_reader(col: Collation, wit: str) -> Callable[[str], str]:
+    """A key reader that replaces a witness's unencoded sequences by the characters the
+    collation learned for them (U+E7A1 = 适 …), longest first."""
+    return _substituter(col, wit)
 
 
 def _substituter(col: Collation, wit: str):  # type: ignore[no-untyped-def]
@@ -239,3 +262,84 @@ def _resolve_jing(
         f"{form}: {missing} does not occur where it should in the 经 (paragraph "
         f"{''.join(col.base.key[para.start:para.end])[:12]}…); resolved to the paragraph",
     )
+
+
+def collate_zhu(first: list[ZhuAnchor], second: list[ZhuAnchor], norm: Normaliser,
+                sub: Callable[[str], str] = lambda k: k) -> tuple[list[ZhuAnchor], list[dict[str, object]]]:
+    """One 注 from two witnesses: each 注 of ``second`` (a lower-ranked witness) is matched to the
+    注 of ``first`` that stands at the same place of the 经 (its span ends within
+    :data:`ZHU_POINT_SLACK` characters of the other's) and says nearly the same (keys at least
+    :data:`ZHU_MIN_SIMILARITY` alike, or, at the very same place, the shorter one 80% inside the
+    longer: one copy may abridge the 注); the pair is collated character by character in the key
+    (script, variant forms and punctuation do not count) and every difference is a site, whose
+    reading is the higher-ranked witness's (two witnesses: no majority). ``sub`` reads the second
+    witness's unencoded characters. A 注 that only one witness has stays as it is and is reported.
+    Returns the 注 of both, merged, and the report lines."""
+    report: list[dict[str, object]] = []
+    taken: set[int] = set()
+    out = list(first)
+    keys = {id(z): norm.key_map(z.unit.text, _skips(z.unit)) for z in first}
+    for z in second:
+        k2, i2 = norm.key_map(z.unit.text, _skips(z.unit))
+        k2 = sub(k2) if len(sub(k2)) == len(k2) else k2
+        best: tuple[float, ZhuAnchor] | None = None
+        for f in first:
+            if id(f) in taken or abs(f.span.end - z.span.end) > ZHU_POINT_SLACK:
+                continue
+            sm = difflib.SequenceMatcher(None, keys[id(f)][0], k2, autojunk=False)
+            r = sm.ratio()
+            # at the very same place, one witness may have a shorter 注 (the 四库 copy often
+            # abridges): most of the shorter one within the longer is enough
+            shorter = min(len(k2), len(keys[id(f)][0])) or 1
+            contained = sum(b.size for b in sm.get_matching_blocks()) / shorter
+            alike = r >= ZHU_MIN_SIMILARITY or (f.span.end == z.span.end and contained >= 0.8)
+            if alike and (best is None or r > best[0]):
+                best = (r, f)
+        if best is None:
+            out.append(z)
+            report.append({"source": z.unit.source, "line": z.unit.line,
+                           "reason": f"注 {z.unit.text[:12]}… has no counterpart in the higher-ranked witness"})
+            continue
+        r, f = best
+        taken.add(id(f))
+        k1, i1 = keys[id(f)]
+        f.other, f.similarity = z.unit, round(r, 3)
+        f.sites = _zhu_sites(k1, i1, f.unit.text, k2, i2, z.unit.text, f.unit.source)
+    return sorted(out, key=lambda z: (z.span.end, z.unit.source)), report
+
+
+#: How far apart (in characters of the 经) two witnesses' places of one 注 may be.
+ZHU_POINT_SLACK = 3
+#: How alike (difflib ratio of the keys) two witnesses' texts of one 注 must be.
+ZHU_MIN_SIMILARITY = 0.5
+
+
+def _skips(u: SourceUnit) -> list[tuple[int, int, str]]:
+    from ..text.normalise import LAYOUT_RE
+
+    return [(m.start(), m.end(), "") for m in LAYOUT_RE.finditer(u.text)]
+
+
+def _zhu_sites(k1: str, i1: list[int], t1: str, k2: str, i2: list[int], t2: str, wit1: str) -> list[ZhuSite]:
+    """The differing places of two keys, in offsets of each unit's text (an addition of the
+    second witness is attached to the character before it)."""
+    sites: list[ZhuSite] = []
+    sm = difflib.SequenceMatcher(None, k1, k2, autojunk=False)
+    for tag, a1, a2, b1, b2 in sm.get_opcodes():
+        if tag == "equal":
+            continue
+        if a1 == a2:  # the second witness adds: attach to the character before (or after)
+            if a1 > 0:
+                a1, b1 = a1 - 1, b1 - 1
+            else:
+                a2, b2 = a2 + 1, b2 + 1
+        x = i1[a1]
+        y = i1[a2 - 1] + 1
+        ox = i2[b1] if b1 < b2 else (i2[b1 - 1] + 1 if b1 > 0 else 0)
+        oy = i2[b2 - 1] + 1 if b1 < b2 else ox
+        if sites and x < sites[-1].b:  # overlaps the site before (two additions around one character)
+            last = sites[-1]
+            last.b, last.other_a, last.other_b = max(last.b, y), min(last.other_a, ox), max(last.other_b, oy)
+            continue
+        sites.append(ZhuSite(x, y, ox, oy, f"two witnesses of the 注; the higher-ranked ({wit1}) stands"))
+    return sites

@@ -320,17 +320,6 @@ class _Parser:
             i += 1
 
 
-#: The layout marks of a mandoku file: page breaks, the ``¶`` that ends each physical line, the
-#: line break, and the ``/`` that breaks a double column of small print.
-LAYOUT_RE = re.compile(r"<pb:[^>]*>|[¶\n\r/]")
-
-
-def without_layout(s: str) -> str:
-    """A slice of a mandoku file as a reader reads it: without page breaks, line ends and column
-    breaks (the reading a unit that runs over several lines quotes)."""
-    return LAYOUT_RE.sub("", s)
-
-
 def shu_parts(text: str) -> list[dict[str, Any]]:
     """The parts of a 疏 block's reading: kind (``jing`` for 釋曰, ``zhu`` for 注釋曰, ``zhuan`` for
     傳釋曰, ``unmarked`` for text before the first mark), start and end in ``text``, and the

@@ -24,6 +24,7 @@ from ..document import (
 )
 from ..layers import KEYS
 from ..model import SourceUnit, is_private_use
+from ..text.normalise import without_layout
 from ..text.segment import Locator
 
 if TYPE_CHECKING:  # the build's result, passed in by the pipeline
@@ -212,8 +213,11 @@ def to_document(r: BuildResult) -> Document:
         u = z.unit
         uid = f"{cid}.{u.source}.zhu{u.meta['n']}"
         zid[id(u)] = uid
+        if z.other is not None:  # the other witness's text of the same 注: a 疏 may name it
+            zid[id(z.other)] = uid
         pid, t0, t1 = span_ids(z.span.start, z.span.end)
-        place(Unit(uid, "zhu", gl.split(u.source, reading_of(u)), t0, t1, ptr.unit(u), n=str(u.meta["n"]),
+        content = _zhu_content(z, gl, ptr) if z.other is not None else gl.split(u.source, reading_of(u))
+        place(Unit(uid, "zhu", content, t0, t1, ptr.unit(u), n=str(u.meta["n"]),
                    resp=resp.get("zhu")), pid)
     # 疏
     for sa in r.shu:
@@ -301,6 +305,26 @@ def to_document(r: BuildResult) -> Document:
                     commentators=[(c.id, c.name, c.resp) for c in commentators], titles=list(m.titles),
                     corpus=m.folder, overrides_table=_table(m, "overrides") if "overrides" in m.tables else "",
                     works_table=_table(m, "works"))
+
+
+def _zhu_content(z: Any, gl: _Glyphs, ptr: _Pointers) -> list[Any]:
+    """A 注 that two witnesses have: the higher-ranked witness's text, with an apparatus entry
+    wherever the other's differs (:func:`~yili_corpus.align.commentary.collate_zhu`)."""
+    u, o = z.unit, z.other
+    out: list[Any] = []
+    i = 0
+    for st in z.sites:
+        out.extend(gl.split(u.source, without_layout(u.text[i:st.a])))
+        lem = without_layout(u.text[st.a:st.b])
+        rdgs = [
+            Rdg(u.source, gl.split(u.source, lem), "reading", ptr.span(u.source, u.offset + st.a, u.offset + st.b)),
+            Rdg(o.source, gl.split(o.source, o.text[st.other_a:st.other_b]), "reading",
+                ptr.span(o.source, o.offset + st.other_a, o.offset + st.other_b)),
+        ]
+        out.append(App("variant", lem, [u.source], rdgs, st.rule))
+        i = st.b
+    out.extend(gl.split(u.source, without_layout(u.text[i:])))
+    return [x for x in out if x != ""]
 
 
 def load_works(path: Any) -> list[tuple[str, str, str, str]]:

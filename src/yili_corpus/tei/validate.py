@@ -41,8 +41,8 @@ from lxml import etree
 from ..errors import DataError, UsageError
 from ..files import read_bounded
 from ..layers import TEXT_KEYS
-from ..sources.siku import without_layout
 from ..tables import MAX_CORPUS_FILE
+from ..text.normalise import without_layout
 from . import read as tei_read
 from .core import TEI_NS, XML_ID
 from .read import parse_tei
@@ -518,7 +518,9 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
         elif name in ("note", "ab", "rdg"):
             if name == "note" and typ == "shu":
                 continue  # its parts carry their own pointers
-            got = _text(e)
+            # a note with an apparatus (a 注 of two witnesses) quotes its own witness's reading
+            wit = src[0].lstrip("#") if name == "note" and src and src[0].startswith("#") else None
+            got = _text(e, wit)
         else:
             continue
         if got != want and got != without_layout(want):  # a unit over several lines of a mandoku file

@@ -35,9 +35,8 @@ from pathlib import Path
 
 from ..errors import DataError
 from ..model import ParsedSource, Reading, Site, SourceUnit, is_text_char
-from ..sources.siku import without_layout
 from ..tables import read_table
-from .normalise import Normaliser, is_placeholder, t2s_char
+from .normalise import Normaliser, is_placeholder, t2s_char, without_layout
 
 
 @dataclass

@@ -8,6 +8,7 @@ variant forms through the table ``corpus/variants.tsv``. The diplomatic text is 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -103,6 +104,17 @@ class Normaliser:
                 idx.append(i)
             i += 1
         return "".join(out), idx
+
+
+#: The layout marks of a mandoku file: page breaks, the ``¶`` that ends each physical line, the
+#: line break, and the ``/`` that breaks a double column of small print.
+LAYOUT_RE = re.compile(r"<pb:[^>]*>|[¶\n\r/]")
+
+
+def without_layout(s: str) -> str:
+    """A slice of a mandoku file as a reader reads it: without page breaks, line ends and column
+    breaks (the reading a unit that runs over several lines quotes)."""
+    return LAYOUT_RE.sub("", s)
 
 
 def is_placeholder(ch: str) -> bool:

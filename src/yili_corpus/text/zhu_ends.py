@@ -32,8 +32,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 from ..model import GETA, ParsedSource, SourceUnit, is_text_char
-from ..sources.siku import without_layout
-from .normalise import Normaliser
+from .normalise import Normaliser, without_layout
 
 PB_RE = re.compile(r"<pb:(?:[^>_]*_)*([^>_]*)>")
 LEAD_RE = re.compile(r"(?:<pb:[^>]*>|[¶\n\s])+")
