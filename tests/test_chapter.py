@@ -22,8 +22,8 @@ from yili_corpus.tei.validate import validate_file
 
 from .conftest import CORPUS, ROOT
 
-OLD_IDS = ("w000", "w001", "w002", "w003", "w004")
-NEW_IDS = {"w000": "pg", "w001": "bw", "w002": "yz", "w003": "zs", "w004": "jy"}
+OLD_IDS = ("w000", "w001", "w002", "w003", "w004", "w005", "w006")
+NEW_IDS = {"w000": "pg", "w001": "bw", "w002": "yz", "w003": "zs", "w004": "jy", "w005": "sk", "w006": "nt"}
 FOLDER = "yinjiu-src"
 
 
@@ -77,21 +77,22 @@ def test_report_header_and_pointers_name_the_copys_own_witnesses_and_files(copy:
         assert "corpus/" not in text and "xiangsheli" not in text
     # the pointers: the copy's folder and files
     files = set(re.findall(r'source="#\w+ ([^#"\s]+)#char=', xml))
-    assert files and files <= {f"{FOLDER}/yj-{n:03d}.txt" for n in range(5)}
+    assert files and files <= {f"{FOLDER}/yj-{n:03d}.txt" for n in range(5)} | {f"{FOLDER}/yj-KR1.txt", f"{FOLDER}/yj-niu.txt"}
     doc = read_tei(tei)
     assert doc.corpus == FOLDER
     assert {w.id: w.file for w in doc.witnesses}["zs"] == f"{FOLDER}/yj-003.txt"
     # the header: explicit chapter fields and titles, the collation told from the manifest
     assert (doc.id, doc.work, doc.chapter, doc.number) == ("xiangyinjiu", "仪礼", "乡饮酒礼", 4)
     assert doc.titles == ["乡饮酒礼", "鄉飲酒禮", "乡饮酒"]
-    assert "collated from bw (the base, complete), zs, pg and jy" in doc.collation
-    assert "witness rank of yinjiu-src/manifest.toml (zs, pg, jy, bw)" in doc.collation
+    assert "collated from bw (the base, complete), sk, zs, pg, jy and nt" in doc.collation
+    assert "witness rank of yinjiu-src/manifest.toml (sk, zs, pg, jy, nt, bw)" in doc.collation
     assert "Clauses are bw's" in doc.collation
-    # the 注/疏 counts of 16–22 come from the witness whose layers hold zhu and shu (zs)
+    # the 注/疏 counts come from the witnesses whose layers hold zhu and shu (sk: 注; zs: 注 and 疏)
     data = json.loads(report)
     layers = {s["n"]: s["layers"] for s in data["sections"]}
     assert all(layers[n].get("zhu", 0) > 0 and layers[n].get("shu", 0) > 0 for n in range(16, 23))
-    assert not any({"zhu", "shu"} & set(layers[n]) for n in (*range(1, 16), *range(23, 54)))
+    assert not any("shu" in layers[n] for n in (*range(1, 16), *range(23, 54)))
+    assert all("zhu" in layers[n] for n in range(1, 54) if n not in (40, 42))
     assert re.search(r"(?m)^\s*17 .*zhu \d+, shu \d+", printed)
 
 
@@ -112,7 +113,7 @@ def test_validate_passes_on_the_copy_and_fails_naming_the_changed_unit(copy: dic
     finally:
         bad.unlink()
     assert r.exit_code == 3, r.output
-    assert f"{m.group(1)} does not quote {FOLDER}/yj-003.txt#char=" in r.output
+    assert f"{m.group(1)} does not quote {FOLDER}/yj-KR1.txt#char=" in r.output  # the 注 is the 四库 copy's
 
 
 def test_validate_reports_pointers_it_cannot_resolve(copy: dict, tmp_path: Path) -> None:

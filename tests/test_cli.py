@@ -54,7 +54,7 @@ def test_build_json_report(tmp_path: Path) -> None:
     r = run("build", "--corpus", str(CORPUS), *out_args(tmp_path), "--json")
     assert r.exit_code == 0
     rep = json.loads(r.output)
-    assert {c["source"] for c in rep["sources"]} == {"w000", "w001", "w002", "w003", "w004"}
+    assert {c["source"] for c in rep["sources"]} == {"w000", "w001", "w002", "w003", "w004", "w005", "w006"}
     assert any(v["lemma"] == "束" for v in rep["variants"])
 
 

@@ -22,6 +22,7 @@ from yili_corpus.sources import (
     ji_translation,
     mixed_page,
     plain_clauses,
+    punctuated,
     siku,
     zhushu,
 )
@@ -92,7 +93,7 @@ def _units(p: ParsedSource, kind: str) -> list[SourceUnit]:
 # --------------------------------------------------------------------------- all sources
 
 
-def test_parsers_registry_names_the_five_modules() -> None:
+def test_parsers_registry_names_the_modules() -> None:
     assert PARSERS == {
         "plain-clauses": plain_clauses.parse,
         "zhushu": zhushu.parse,
@@ -100,6 +101,7 @@ def test_parsers_registry_names_the_five_modules() -> None:
         "mixed-page": mixed_page.parse,
         "ji-translation": ji_translation.parse,
         "siku-zhushu": siku.parse,
+        "punctuated": punctuated.parse,
     }
 
 

@@ -113,12 +113,13 @@ def test_show_16_prints_jing_zhu_and_shu() -> None:
     r = yili("show", "16")
     assert r.exit_code == 0
     assert "经  司射不释弓矢．遂以比三耦于堂西" in r.output
-    assert "注 [7]  比，选次其才相近者也。" in r.output
+    # the 注 is the 四库 copy's (unpunctuated), in simplified characters by default
+    assert "注 [7]  比选次其才相近者也古文曰某从于子" in r.output
     assert "疏 [1–7]  [疏]“司射”至“子射”。" in r.output
     j = js("show", "16")
     assert j["section"] == 16 and j["title"] == "比三耦" and set(j["layers"]) >= {"jing", "zhu", "shu"}
     z = j["layers"]["zhu"][0]
-    assert z["attach"]["quote"].endswith("子与某子射") and z["text"].startswith("比，选次")
+    assert z["attach"]["quote"].endswith("子与某子射") and z["text"].startswith("比选次")
 
 
 def test_show_accepts_every_form_alike() -> None:
@@ -130,11 +131,32 @@ def test_show_layers_script_and_clause() -> None:
     j = js("show", "17.2", "--layer", "jing", "--layer", "note")
     assert set(j["layers"]) == {"jing", "note"}
     assert [u["text"] for u in j["layers"]["jing"]] == ["司马命张侯", "弟子说束", "遂系左下纲"]
+    # traditional: the 四库 copy's own forms (矦, 説), not a conversion (侯, 說)
     hant = yili("show", "17.2", "--script", "hant", "--layer", "jing").output
-    assert "司馬命張侯" in hant and "弟子說束" in hant
+    assert "司馬命張矦" in hant and "弟子説束" in hant and "遂繫左下綱" in hant
     c = js("show", "xiangsheli.17.2.2")
     assert c["layers"]["jing"] == [{"ref": "xiangsheli.17.2.2", "text": "弟子说束"}]
     assert c["layers"]["note"][0]["n"] == "28"
+
+
+def test_traditional_script_is_the_witness_not_a_converter() -> None:
+    """--script hant: 经/记 and 注 in the 四库 copy's characters; the 疏 (no traditional witness
+    yet) as w003 writes it, with a notice; modern layers converted."""
+    shu = js("show", "17.1", "--script", "hant", "--layer", "shu")
+    text = shu["layers"]["shu"][0]["text"]
+    assert "云“由使也”者" in text and "雲" not in text  # a converter writes 雲 for 云
+    assert shu["notices"] == ["贾疏: no traditional witness yet; shown as w003 writes it (simplified characters)"]
+    assert "（贾疏: no traditional witness yet" in yili("show", "17.1", "--script", "hant").output
+    assert "遂繫左下綱" in js("show", "17.2", "--script", "hant")["layers"]["jing"][1]["text"] + \
+        js("show", "17.2", "--script", "hant")["layers"]["jing"][2]["text"]
+    # the 注 whose point is 后 against 後 keeps both (a converter writes 後後也當從後)
+    zhu = [u["text"] for u in js("show", "21", "--script", "hant", "--layer", "zhu")["layers"]["zhu"]]
+    assert "后後也當從后" in zhu
+    # simplified by default, one character for one
+    assert "后后也当从后" in [u["text"] for u in js("show", "21", "--layer", "zhu")["layers"]["zhu"]]
+    # modern layers are converted with phrase dictionaries
+    note = js("show", "17.2", "--script", "hant", "--layer", "note")["layers"]["note"][0]["text"]
+    assert note.startswith("說束：說，通“脫”")
 
 
 def test_show_52_has_ji_translation_and_notes() -> None:
@@ -234,7 +256,8 @@ def test_export_refuses_to_overwrite_and_bad_paths(tmp_path: Path) -> None:
 def test_stats() -> None:
     st = js("stats")
     assert len(st["sections"]) == 53
-    assert st["totals"]["zhu"]["units"] == 44 and st["totals"]["zhu"]["sections"] == 7
+    # 注 from the 四库 copy in 51 sections (§40 and §42 have none there); w003's 44 merged into them
+    assert st["totals"]["zhu"]["units"] == 383 and st["totals"]["zhu"]["sections"] == 51
     assert yili("stats").exit_code == 0
 
 

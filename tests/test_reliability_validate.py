@@ -230,7 +230,7 @@ def test_hidden_doctype_is_refused_naming_the_file(tmp_path: Path, make, line: i
 
 
 @pytest.mark.parametrize("command", [["show", "1"], ["search", "乡射"], ["stats"]])
-@pytest.mark.parametrize("dup", ["xiangsheli.1.1.2", "xiangsheli.2.1.1"])
+@pytest.mark.parametrize("dup", ["xiangsheli.1.2.1", "xiangsheli.2.1.1"])
 def test_duplicated_xml_id_is_a_clean_error_at_its_line(tmp_path: Path, command: list[str], dup: str) -> None:
     text = TEXT.replace(f'xml:id="{dup}"', 'xml:id="xiangsheli.1.1.1"', 1)
     tei = tmp_path / "dup.xml"

@@ -83,15 +83,17 @@ def test_layers_by_section(tree: etree._ElementTree) -> None:
     for n in range(16, 23):
         assert {"jing", "zhu", "shu"} <= _layers(tree, n), n
     for n in range(1, 14):
-        assert {"jing", "trans"} <= _layers(tree, n), n
-        assert not {"zhu", "shu"} & _layers(tree, n)
+        assert {"jing", "zhu", "trans"} <= _layers(tree, n), n
+        assert "shu" not in _layers(tree, n)
     for n in (52, 53):
-        assert {"ji", "trans", "note"} <= _layers(tree, n), n
+        assert {"ji", "zhu", "trans", "note"} <= _layers(tree, n), n
     for n in range(23, 52):
-        assert "trans" not in _layers(tree, n) and "zhu" not in _layers(tree, n)
+        assert "trans" not in _layers(tree, n) and "shu" not in _layers(tree, n)
+        assert ("zhu" in _layers(tree, n)) == (n not in (40, 42)), n
     # the header says which sections have which layers
     items = {i.get("n"): i.text.split() for i in tree.getroot().iterfind(".//t:projectDesc//t:item", NS)}
-    assert items["17"] == ["jing", "zhu", "shu", "note"] and items["30"] == ["jing", "note"]
+    assert items["17"] == ["jing", "zhu", "shu", "note"] and items["30"] == ["jing", "zhu", "note"]
+    assert items["40"] == ["jing", "note"]
 
 
 def test_apparatus_restored_characters_and_emendation(tree: etree._ElementTree) -> None:
@@ -101,19 +103,22 @@ def test_apparatus_restored_characters_and_emendation(tree: etree._ElementTree) 
     assert len(zin) == 4
     rdg = zin[0].find("t:rdg[@wit='#w003']", NS)
     assert rdg.get("type") == "placeholder" and rdg.find("t:g", NS).get("ref") == "#w003-E270"
-    assert zin[0].find("t:lem/t:supplied", NS).get("source") == "#w001"
+    assert zin[0].find("t:lem/t:supplied", NS).get("source") == "#w001 #w005 #w006"
     char = root.find(".//t:charDecl/t:char[@xml:id='w003-E270']", {**NS, "xml": "http://www.w3.org/XML/1998/namespace"})
     assert char.findtext("t:mapping[@type='standard']", None, NS) == "搢"
     fu = [a for a in restored if a.findtext("t:lem/t:supplied", None, NS) == "楅"]
     assert len(fu) == 6
     shu = [a for a in root.findall(".//t:app[@type='variant']", NS) if a.findtext("t:lem", None, NS) == "束"]
-    assert len(shu) == 1 and shu[0].find("t:lem", NS).get("wit") == "#w003"
+    assert len(shu) == 1 and shu[0].find("t:lem", NS).get("wit") == "#w003 #w005 #w006"
     assert shu[0].findtext("t:rdg[@wit='#w001']", None, NS) == "东"
-    assert "attestation" in shu[0].findtext("t:note[@type='rule']", None, NS)
-    em = root.find(".//t:app[@type='emendation']", NS)
-    assert em.findtext("t:lem/t:choice/t:sic", None, NS) == "皆宾"
-    assert em.findtext("t:lem/t:choice/t:corr", None, NS) == "皆降"
-    assert "宾与众宾亦皆下堂" in em.findtext("t:note[@type='evidence']", None, NS)
+    assert shu[0].findtext("t:note[@type='rule']", None, NS) == "majority (3 of 4 witnesses)"
+    # no emendation: where one was made (§10 皆宾), the 四库 copy and w006 read 皆降
+    assert root.find(".//t:app[@type='emendation']", NS) is None
+    # a 注 of two witnesses (16–22) carries its apparatus: 21's 注 on 后/後, abridged in the 四库 copy
+    hou = next(n for n in root.iterfind(".//t:note[@type='zhu']", NS) if "後也當從后" in "".join(n.itertext()))
+    app = hou.find("t:app", NS)
+    assert app.findtext("t:lem", None, NS) == "后" and app.find("t:lem", NS).get("wit") == "#w005"
+    assert app.findtext("t:rdg[@wit='#w003']", None, NS) == "古文而后作後，非也。《孝经说》然后曰后者"
 
 
 def test_commentary_links_resolve_and_quote_their_sources(tree: etree._ElementTree) -> None:
@@ -121,7 +126,7 @@ def test_commentary_links_resolve_and_quote_their_sources(tree: etree._ElementTr
     ids = {e.get(XML_ID) for e in root.iter() if isinstance(e.tag, str)}
     zhu = root.findall(".//t:note[@type='zhu']", NS)
     shu = root.findall(".//t:note[@type='shu']", NS)
-    assert len(zhu) == 44 and len(shu) == 40
+    assert len(zhu) == 383 and len(shu) == 40  # 注 of the 四库 copy (w003's merged into them), 疏 of w003
     for n in zhu + shu:
         assert n.get("target", "")[1:] in ids
     note13 = [r for r in root.iterfind(".//t:note[@type='note']//t:ref[@type='section']", NS)]
@@ -129,7 +134,7 @@ def test_commentary_links_resolve_and_quote_their_sources(tree: etree._ElementTr
     other = root.find(".//t:ref[@type='other-chapter'][@cRef='士丧礼.24']", NS)
     assert other is not None and other.text == "（见彼第24节）"
     seg = root.find(".//t:ab[@type='trans']/t:seg[@n='1']", NS)
-    assert seg.get("corresp") == "#xiangsheli.1.1.1 #xiangsheli.1.1.2"
+    assert seg.get("corresp") == "#xiangsheli.1.1.1 #xiangsheli.1.2.1"
 
 
 def test_external_entity_is_refused(tmp_path: Path) -> None:
@@ -149,11 +154,13 @@ def test_validator_finds_broken_links_and_bad_quotes(tmp_path: Path) -> None:
     bad = tmp_path / "broken.xml"  # away from its corpus: the corpus is named
     data = TEI_FILE.read_text(encoding="utf-8")
     data = data.replace('target="#xiangsheli.17.1.1"', 'target="#xiangsheli.17.9.9"', 1)
-    data = data.replace(">兼官，由便也。", ">兼官，由使也。", 1)
+    data = data.replace("○释曰：上张侯时不系左下纲", "○释曰：上张侯时不系右下纲", 1)  # a 疏 of w003
+    data = data.replace(">事至也今文説皆作税<", ">事至也今文説皆作說<", 1)  # a 注 of w005
     bad.write_text(data, encoding="utf-8")
     probs = [str(p) for p in validate_file(bad, use_schema=False, corpus_dir=ROOT / "corpus")]
     assert any("#xiangsheli.17.9.9, which is not an xml:id" in p for p in probs)
     assert any("does not quote corpus/003_daa8338dfba24e1e.txt" in p for p in probs)
+    assert any("xiangsheli.w005.zhu" in p and "does not quote corpus/KR1d0028_005.txt" in p for p in probs)
 
 
 def test_validate_cli_and_schema_option(tmp_path: Path) -> None:

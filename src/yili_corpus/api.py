@@ -108,25 +108,27 @@ class Corpus:
         return self._with_overlays(
             assemble(self.index.meta["header"].encode("utf-8"), self.index.section_xml(want), str(self.tei)))
 
-    def passage(self, ref: str, layers: list[str] | None = None) -> dict[str, Any]:
+    def passage(self, ref: str, layers: list[str] | None = None, script: str = "hans") -> dict[str, Any]:
         """A passage with its layers, as the show JSON of docs/design.md ("The command-line
-        contract"), plus ``readings``: the readings of imported witnesses in its clauses, if any."""
+        contract"), plus ``readings``: the readings of imported witnesses in its clauses, if any.
+        ``script``: ``hans`` (simplified) or ``hant`` (the traditional witness's own characters
+        for the 经/记 and 注, converted modern layers; see :func:`yili_corpus.document.in_script`)."""
         from .query.show import Passage
 
         r = self.ref(ref)
-        ps = Passage(self._section_doc(r), r, self.layers(layers))
+        ps = Passage(self._section_doc(r), r, self.layers(layers), _script(script))
         out = ps.to_json()
         readings = self._overlay_readings(ps)
         if readings:
             out["readings"] = readings
         return out
 
-    def passage_text(self, ref: str, layers: list[str] | None = None) -> str:
-        """A passage with its layers, as text for reading."""
+    def passage_text(self, ref: str, layers: list[str] | None = None, script: str = "hans") -> str:
+        """A passage with its layers, as text for reading (``script`` as for :meth:`passage`)."""
         from .query.show import Passage
 
         r = self.ref(ref)
-        ps = Passage(self._section_doc(r), r, self.layers(layers))
+        ps = Passage(self._section_doc(r), r, self.layers(layers), _script(script))
         text = ps.to_text()
         for x in self._overlay_readings(ps):
             text += f"\n  异文 {x['wit']}: {x['clause']}  {x['lem'] or '∅'} ] {x['rdg'] or '∅'}"
@@ -196,6 +198,14 @@ def load(tei: str | Path | None = None, overlays: str | Path | None = None, chap
 def search(query: str, **kwargs: Any) -> dict[str, Any]:
     """``load().search(query, …)``."""
     return load().search(query, **kwargs)
+
+
+def _script(script: str) -> str:
+    from .document import SCRIPTS
+
+    if script not in SCRIPTS:
+        raise UsageError(f"unknown script {script!r}; scripts are {', '.join(SCRIPTS)}")
+    return script
 
 
 def passage(ref: str, **kwargs: Any) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from .tei.write import to_bytes
 from .text.collate import Collator, build_base, load_emendations
 from .text.normalise import Normaliser, VariantTable
 from .text.segment import Locator, find_sections, load_sections, reading_text, segment
+from .text.traditional import traditional_forms
 from .text.zhu_ends import split_runs
 
 
@@ -113,8 +114,10 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
         if sa.how != "exact":
             unplaced.append({"source": sa.units[0].source, "line": sa.units[0].line,
                              "reason": f"疏 block {sa.block} resolved {sa.how}: {sa.reason}"})
+    hant = manifest.traditional
+    trad = traditional_forms(col, parsed, hant, norm) if hant else None
     result = BuildResult(manifest, parsed, norm, col, sections, translations, notes, coverage, unplaced,
-                         zhu, shu, stale)
+                         zhu, shu, stale, trad)
     section_layers(result)
     return result
 

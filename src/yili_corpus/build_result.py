@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # types only: the steps are loaded by the pipeline, not by th
     from .sources.manifest import Manifest
     from .text.collate import Collation
     from .text.normalise import Normaliser
+    from .text.traditional import Traditional
 
 
 @dataclass
@@ -35,3 +36,5 @@ class BuildResult:
     zhu: list[ZhuAnchor] = field(default_factory=list)
     shu: list[ShuAnchor] = field(default_factory=list)
     stale_overrides: list[dict[str, Any]] = field(default_factory=list)
+    #: the traditional forms of the reading text (from the manifest's traditional witness)
+    traditional: Traditional | None = None

@@ -150,22 +150,6 @@ def _echo_json(data: object, sort_keys: bool = False) -> None:
     click.echo(_json_text(data, sort_keys))
 
 
-def _hant(text: str) -> str:
-    import opencc
-
-    return opencc.OpenCC("s2t").convert(text)
-
-
-def _convert(obj: object, fn) -> object:  # type: ignore[no-untyped-def]
-    if isinstance(obj, str):
-        return fn(obj)
-    if isinstance(obj, list):
-        return [_convert(x, fn) for x in obj]
-    if isinstance(obj, dict):
-        return {k: (v if k in ("ref", "to", "clauses", "unit") else _convert(v, fn)) for k, v in obj.items()}
-    return obj
-
-
 def _layer_option():  # type: ignore[no-untyped-def]
     from .layers import help_text
 
@@ -236,7 +220,8 @@ def _print_hits(res: dict) -> None:  # type: ignore[type-arg]
 @click.argument("ref")
 @LAYER_OPTION
 @click.option("--script", type=click.Choice(["hans", "hant"]), default="hans", show_default=True,
-              help="Print in simplified (hans) or traditional (hant) characters.")
+              help="Print in simplified (hans) or traditional (hant) characters: the 经/记 and 注 in "
+                   "the traditional witness's own forms, modern layers converted.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {ref, section, title, layers: {LAYER: [...]}}.")
 @click.pass_context
 def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_json: bool) -> None:
@@ -254,11 +239,9 @@ def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_
     c = _corpus(ctx)
     lays = list(layers) or None
     if as_json:
-        data = c.passage(ref, layers=lays)
-        _echo_json(_convert(data, _hant) if script == "hant" else data)
+        _echo_json(c.passage(ref, layers=lays, script=script))
     else:
-        text = c.passage_text(ref, layers=lays)
-        click.echo(_hant(text) if script == "hant" else text)
+        click.echo(c.passage_text(ref, layers=lays, script=script))
 
 
 @main.command()

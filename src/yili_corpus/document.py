@@ -104,6 +104,53 @@ def readable(content: list[Any], chars: dict[str, CharDecl]) -> str:
     return "".join(out)
 
 
+#: The language tag of a classical unit whose witness writes traditional characters (the 四库 注).
+HANT = "lzh-Hant"
+#: The scripts a reader may ask for.
+SCRIPTS = ("hans", "hant")
+
+
+def in_script(text: str, lang: str | None, script: str) -> str:
+    """A unit's text in the script asked for, by what the unit is (its ``xml:lang``):
+
+    * simplified (``hans``): a classical text in traditional characters (``lzh-Hant``) is folded
+      character by character (OpenCC t2s, one character for one, so offsets hold); the rest is
+      simplified already;
+    * traditional (``hant``): a classical text in traditional characters is its witness's own;
+      a modern text (``zh-Hans``) is converted with OpenCC's phrase dictionaries (s2t); a classical
+      text whose witness is simplified (the 疏 of w003) stays as its witness writes it — the caller
+      says so (:func:`lacks_traditional`).
+
+    The 经/记 have their own traditional forms (``Clause.hant``), not converted."""
+    if script == "hans":
+        if lang == HANT:
+            from .text.normalise import t2s_char
+
+            return "".join(t2s_char(c) for c in text)
+        return text
+    if lang == HANT:
+        return text
+    if lang and lang.startswith("zh"):
+        return _s2t(text)
+    return text
+
+
+def lacks_traditional(lang: str | None) -> bool:
+    """True for a classical text with no traditional witness (shown as written, with a notice)."""
+    return lang != HANT and not (lang and lang.startswith("zh"))
+
+
+_S2T: list[Any] = []
+
+
+def _s2t(text: str) -> str:
+    if not _S2T:
+        import opencc
+
+        _S2T.append(opencc.OpenCC("s2t"))
+    return str(_S2T[0].convert(text))
+
+
 @dataclass
 class Clause:
     """A clause of the 经/记 reading text."""
@@ -112,6 +159,8 @@ class Clause:
     n: int
     content: list[Inline]
     source: str
+    #: the clause in the characters of the traditional witness (None: the TEI has none)
+    hant: str | None = None
 
     @property
     def text(self) -> str:
@@ -255,6 +304,8 @@ class Document:
     overrides_table: str = ""
     #: The table of cited works, as a pointer (``corpus/works.tsv``).
     works_table: str = "corpus/works.tsv"
+    #: The witness whose characters the clauses' traditional forms are (``Clause.hant``), or "".
+    traditional: str = ""
 
     def normaliser(self) -> Any:
         """The normaliser of the search key, with the variant table this document carries."""

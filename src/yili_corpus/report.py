@@ -74,17 +74,14 @@ def section_layers(r: BuildResult) -> None:
     text_layer = {s.n: s.layer for s in r.sections}
     for s in r.sections:
         s.layers = {text_layer[s.n]: len(s.paragraphs)}
-    # the witnesses that carry 注 or 疏 (the manifest's layers), each paragraph where it aligned
-    carriers = set(r.manifest.witnesses_of("zhu")) | set(r.manifest.witnesses_of("shu"))
-    w = {(al.stream.wit, al.stream.para): al for al in r.collation.alignments if al.stream.wit in carriers}
-    for p in r.parsed.values():
-        for u in p.units:
-            if u.kind in ("zhu", "shu") and (u.source, u.meta.get("para")) in w:
-                al = w[(u.source, u.meta["para"])]
-                if u.kind == "shu" and u.meta.get("role") != "lemma":
-                    continue
-                s, _p, _c = loc.at(al.bstart)
-                s.layers[u.kind] = s.layers.get(u.kind, 0) + 1
+    # a 注 counts where it stands (after the words it follows), a 疏 block where its range starts
+    for z in r.zhu:
+        s, _p, _c = loc.at(max(z.span.start, z.span.end - 1))
+        s.layers["zhu"] = s.layers.get("zhu", 0) + 1
+    for sa in r.shu:
+        if sa.jing is not None:
+            s, _p, _c = loc.at(sa.jing.start)
+            s.layers["shu"] = s.layers.get("shu", 0) + 1
     for a in r.notes:
         if a.start is not None:
             s, _p, _c = loc.at(a.start)
@@ -228,6 +225,9 @@ def format_report(r: BuildResult) -> str:
     for s in res:
         rd = "; ".join(f"{x.wit} {_show(x.text)} [{x.status}]" for x in s.readings)
         lines.append(f"  §{s.section} restored {s.lem}: {rd}")
+    for x in col.superseded:
+        lines.append(f"  emendation of {x['file']}:{x['line']} ({x['corr']}) not applied: "
+                     f"{', '.join(map(str, x['witnesses']))} read it; the collation decides there")
     if col.pua:
         lines.append("")
         lines.append("Unencoded characters learned from the collation")

@@ -49,7 +49,7 @@ from ..layers import is_overlay
 from ..layers import layer as layer_of
 from ..paths import cache_dir, note_once, writable_cache_dir
 
-INDEX_VERSION = 7  # 7: sealed with a checksum (SUM_FIELDS), built without a journal
+INDEX_VERSION = 8  # 8: a traditional witness's 注 indexed in simplified characters; 7: sealed with a checksum (SUM_FIELDS), built without a journal
 CLAUSE_SEP = "．"
 
 #: Where an index file keeps its checksum: the SQLite header's ``user_version`` (offset 60) and
@@ -130,7 +130,7 @@ def unit_label(key: str, wit: str, n: str | None = None) -> str:
 
 def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
     """The searchable units of one section."""
-    from ..document import readable
+    from ..document import in_script, readable
 
     out: list[Record] = []
     for p in s.paragraphs:
@@ -153,6 +153,9 @@ def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
                 text = "".join(x.text for x in u.sentences)
             else:
                 text = readable(u.content, chars)
+            # what a reader sees by default: a traditional witness's 注 in simplified characters
+            # (one character for one: the key map holds)
+            text = in_script(text, u.lang, "hans")
             key, km = norm.key_map(text)
             wit = u.source.split()[0].lstrip("#") if u.source else ""
             label = unit_label(u.layer, wit, u.n)

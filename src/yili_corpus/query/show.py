@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..document import Document, Paragraph, Section, Unit, readable
+from ..document import Document, Paragraph, Section, Unit, in_script, lacks_traditional, readable
 from ..errors import UsageError
 from ..layers import KEYS, is_overlay, short
+from ..layers import name as layer_name
 from .index import CLAUSE_SEP
 from .refs import Address
+
+
+def name_of(key: str) -> str:
+    """A layer's name in a notice (an overlay's layer by its key)."""
+    return key if is_overlay(key) else layer_name(key)
 
 
 def _label(key: str) -> str:
@@ -39,16 +45,18 @@ def resolve(doc: Document, ref: Address) -> tuple[Section, list[Paragraph], str 
 class Passage:
     """What ``show`` prints: one section, or some of its paragraphs or one clause."""
 
-    def __init__(self, doc: Document, ref: Address, layers: list[str] | None = None) -> None:
+    def __init__(self, doc: Document, ref: Address, layers: list[str] | None = None, script: str = "hans") -> None:
         self.doc = doc
         self.ref = ref
+        self.script = script
+        self.notices: list[str] = []
         self.section, self.paragraphs, self.clause = resolve(doc, ref)
         extra = sorted({u.layer for p in self.paragraphs for u in p.units if u.layer not in KEYS})
         want = layers or ([ref.layer] if ref.layer else list(KEYS) + extra)
         self.layers = [x for x in list(KEYS) + extra if x in want]
         self.extra = [x for x in extra if x in self.layers]
         self.chars = doc.char_map
-        self.clause_text = {c.id: readable(c.content, self.chars) for p in self.section.paragraphs for c in p.clauses}
+        self.clause_text = {c.id: self._clause(c) for p in self.section.paragraphs for c in p.clauses}
         order = [c.id for s in doc.sections for p in s.paragraphs for c in p.clauses]
         self.pos = {c: i for i, c in enumerate(order)}
         self.order = order
@@ -68,16 +76,34 @@ class Passage:
         for cid in ids:
             if cid not in self.clause_text:
                 sec = next(s for s in self.doc.sections if any(c.id == cid for p in s.paragraphs for c in p.clauses))
-                self.clause_text.update({c.id: readable(c.content, self.chars) for p in sec.paragraphs for c in p.clauses})
+                self.clause_text.update({c.id: self._clause(c) for p in sec.paragraphs for c in p.clauses})
             texts.append(self.clause_text[cid])
         return ids[0], ids[-1], CLAUSE_SEP.join(texts)
 
+    def _clause(self, c: Any) -> str:
+        """A clause in the script asked for: traditional is the traditional witness's forms."""
+        if self.script == "hant":
+            if c.hant:
+                return str(c.hant)
+            self._notice("经/记", self.doc.traditional or "")
+        return readable(c.content, self.chars)
+
+    def _notice(self, name: str, wit: str) -> None:
+        msg = (f"{name}: no traditional witness yet; shown as {wit or 'its witness'} writes it "
+               "(simplified characters)")
+        if msg not in self.notices:
+            self.notices.append(msg)
+
     def unit_text(self, u: Unit) -> str:
         if u.layer == "shu":
-            return "".join(readable(c, self.chars) for _r, c, _s in u.parts)
-        if u.layer.startswith("trans"):
-            return "".join(s.text for s in u.sentences)
-        return readable(u.content, self.chars)
+            text = "".join(readable(c, self.chars) for _r, c, _s in u.parts)
+        elif u.layer.startswith("trans"):
+            text = "".join(s.text for s in u.sentences)
+        else:
+            text = readable(u.content, self.chars)
+        if self.script == "hant" and lacks_traditional(u.lang):
+            self._notice(name_of(u.layer), u.source.split()[0].lstrip("#") if u.source else "")
+        return in_script(text, u.lang, self.script)
 
     def units(self, layer: str) -> list[Unit]:
         return [u for p in self.paragraphs for u in p.units if u.layer == layer and self._covers(u)]
@@ -114,7 +140,11 @@ class Passage:
                 out.append(d)
             if out:
                 layers[lay] = out
-        return {"ref": str(self.ref), "section": self.section.n, "title": self.section.title, "layers": layers}
+        out: dict[str, Any] = {"ref": str(self.ref), "section": self.section.n, "title": self.section.title,
+                               "script": self.script, "layers": layers}
+        if self.notices:
+            out["notices"] = list(self.notices)
+        return out
 
     def to_text(self) -> str:
         """The passage for the terminal: each paragraph's 经/记 (clauses joined by ．), its 注
@@ -146,4 +176,7 @@ class Passage:
                         lines.append(f"  {tag}  {self.unit_text(u)}")
                     else:
                         lines.append(f"  {tag} [{span}]  {self.unit_text(u)}")
+        if self.notices:
+            lines.append("")
+            lines.extend(f"（{n}）" for n in self.notices)
         return "\n".join(lines)

@@ -36,6 +36,9 @@ class SourceEntry:
     licence: str = ""
     licence_url: str = ""
     attribution: str = ""
+    #: the script the file is written in: ``hans`` or ``hant`` (a traditional witness gives the
+    #: traditional view of the reading text, :mod:`yili_corpus.text.traditional`)
+    script: str = "hans"
 
     def path(self, corpus_dir: Path) -> Path:
         return corpus_dir / self.file
@@ -71,6 +74,13 @@ class Manifest:
         """The ids of the witnesses whose layers include ``layer`` (zhu: the 注 witnesses), in
         manifest order."""
         return [s.id for s in self.sources if layer in s.layers]
+
+    @property
+    def traditional(self) -> str | None:
+        """The witness of the 经/记 written in traditional characters, the first by rank (the
+        traditional view of the reading text is its forms); None if there is none."""
+        hant = [s for s in self.sources if s.script == "hant" and {"jing", "ji"} & set(s.layers)]
+        return min(hant, key=lambda s: s.rank).id if hant else None
 
     def source(self, sid: str) -> SourceEntry:
         for s in self.sources:
@@ -139,7 +149,7 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
                     rank=int(s.get("rank", 99)), order=str(s.get("order", "text")),
                     held=list(s.get("held", [])), repository=s.get("repository", ""), commit=s.get("commit", ""),
                     licence=s.get("licence", ""), licence_url=s.get("licence_url", ""),
-                    attribution=s.get("attribution", ""),
+                    attribution=s.get("attribution", ""), script=s.get("script", "hans"),
                 )
             )
     except (KeyError, TypeError, ValueError) as exc:
@@ -147,13 +157,15 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
     strings = [m.chapter_id, m.chapter_title, m.work_title, m.base, *m.tables.values(), *m.titles]
     strings += [x for s in m.sources for x in (s.id, s.file, s.format, s.description, s.sha256, s.edition, *s.layers,
                                                 *s.held, s.repository, s.commit, s.licence, s.licence_url,
-                                                s.attribution)]
+                                                s.attribution, s.script)]
     if not all(isinstance(x, str) for x in strings):
         raise DataError("manifest entry of the wrong type: ids, titles, files, formats, layers and sha256 are "
                         "strings", str(path))
     for s in m.sources:
         if s.order not in ("text", "scrambled"):
             raise DataError(f"source {s.id}: order must be text or scrambled, found {s.order!r}", str(path))
+        if s.script not in ("hans", "hant"):
+            raise DataError(f"source {s.id}: script must be hans or hant, found {s.script!r}", str(path))
         if s.format not in PARSERS:
             raise DataError(f"source {s.id}: unknown format {s.format!r}", str(path))
     if m.base not in {s.id for s in m.sources}:

@@ -166,6 +166,8 @@ def to_document(r: BuildResult) -> Document:
     commentators = [c for c in m.commentators if any(c.layer in s.layers for s in m.sources)]
     resp = {c.layer: f"#{c.id}" for c in commentators}
     loc = Locator(r.sections)
+    # a classical unit's language tag says its script when its witness is traditional (lzh-Hant)
+    script_lang = {s.id: "lzh-Hant" if s.script == "hant" else None for s in m.sources}
 
     def clause_content(a: int, b: int) -> list[Any]:
         out: list[Any] = []
@@ -191,7 +193,8 @@ def to_document(r: BuildResult) -> Document:
             clauses = []
             for c in p.clauses:
                 u = col.base.pos[c.start][0]
-                clauses.append(Clause(c.id, c.n, clause_content(c.start, c.end), ptr.unit(u)))
+                hant = r.traditional.of(col, c.start, c.end, r.norm) if r.traditional else None
+                clauses.append(Clause(c.id, c.n, clause_content(c.start, c.end), ptr.unit(u), hant))
             dp = Paragraph(p.id, p.n, s.layer, clauses, [], list(p.breaks))
             paras.append(dp)
             para_of[p.id] = dp
@@ -215,9 +218,12 @@ def to_document(r: BuildResult) -> Document:
         zid[id(u)] = uid
         if z.other is not None:  # the other witness's text of the same 注: a 疏 may name it
             zid[id(z.other)] = uid
-        pid, t0, t1 = span_ids(z.span.start, z.span.end)
+        # a 注 stands after the words it follows: where the 经 since the previous 注 runs over a
+        # section start (a modern division the edition does not mark), it is the end's section
+        end_sec = loc.at(max(z.span.start, z.span.end - 1))[0]
+        pid, t0, t1 = span_ids(max(z.span.start, end_sec.start), z.span.end)
         content = _zhu_content(z, gl, ptr) if z.other is not None else gl.split(u.source, reading_of(u))
-        place(Unit(uid, "zhu", content, t0, t1, ptr.unit(u), n=str(u.meta["n"]),
+        place(Unit(uid, "zhu", content, t0, t1, ptr.unit(u), n=str(u.meta["n"]), lang=script_lang[u.source],
                    resp=resp.get("zhu")), pid)
     # 疏
     for sa in r.shu:
@@ -304,7 +310,7 @@ def to_document(r: BuildResult) -> Document:
                     _table(m, "variants"), variants, works,
                     commentators=[(c.id, c.name, c.resp) for c in commentators], titles=list(m.titles),
                     corpus=m.folder, overrides_table=_table(m, "overrides") if "overrides" in m.tables else "",
-                    works_table=_table(m, "works"))
+                    works_table=_table(m, "works"), traditional=m.traditional or "")
 
 
 def _zhu_content(z: Any, gl: _Glyphs, ptr: _Pointers) -> list[Any]:

@@ -318,6 +318,7 @@ class _Reader:
                     c.findtext("t:note", "", NS),
                 ))
         sections = []
+        traditional = ""
         body = root.find("t:text/t:body", NS)
         if body is None:
             raise self.fail(root, "no text/body")
@@ -331,14 +332,25 @@ class _Reader:
                     Clause(self.req(s, XML_ID), self.num(s, "n"), self.inline(s), s.get("source", ""))
                     for s in ab.iterfind("t:seg", NS)
                 ]
-                units = [self.unit(x) for x in pd if _local(x) in ("note", "ab") and x is not ab]
+                # the clauses in the traditional witness's characters (ab subtype=hant)
+                hants = [x for x in pd if _local(x) == "ab" and x.get("subtype") == "hant"]
+                by_id = {c.id: c for c in clauses}
+                for h in hants:
+                    traditional = traditional or h.get("source", "").lstrip("#")
+                    for s in h.iterfind("t:seg", NS):
+                        c = by_id.get(s.get("corresp", "").lstrip("#"))
+                        if c is None:
+                            raise self.fail(s, "a traditional form must name a clause of its paragraph (corresp)")
+                        c.hant = s.text or ""
+                units = [self.unit(x) for x in pd if _local(x) in ("note", "ab") and x is not ab and x not in hants]
                 paras.append(Paragraph(self.req(pd, XML_ID), self.num(pd, "n"), ab.get("type", "jing"),
                                        clauses, units, _ids(pd.get("source"))))
             sections.append(Section(self.req(sd, XML_ID), self.num(sd, "n"), sd.get("subtype", "jing"),
                                     sd.findtext("t:head", "", NS), paras, _ids(sd.get("corresp"))))
         return Document(doc_id, work, chapter, number, witnesses, chars, sections, normalization,
                         collation, variants, folds, works, commentators=commentators, titles=titles,
-                        corpus=corpus, overrides_table=overrides, works_table=works_table)
+                        corpus=corpus, overrides_table=overrides, works_table=works_table,
+                        traditional=traditional)
 
     def chapter(self, root: etree._Element) -> tuple[str, str, int, list[str]]:
         """Work, chapter title, chapter number and the titles a reference may use, from the

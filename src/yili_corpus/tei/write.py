@@ -133,13 +133,20 @@ def _unit(parent: etree._Element, u: Unit, para_ids: list[str], overrides: str =
 
 
 def _paragraph(parent: etree._Element, p: DocParagraph, index: dict[str, tuple[int, int]], all_paras: list[str],
-               overrides: str = "") -> None:
+               overrides: str = "", traditional: str = "") -> None:
     div = _el(parent, "div", {"type": "paragraph", "n": str(p.n), XML_ID: p.id,
                               "source": " ".join(sorted({"#" + b.split(":")[0] for b in p.breaks}))})
     ab = _el(div, "ab", {"type": p.layer, XML_ID: f"{p.id}.{p.layer}"})
     for c in p.clauses:
         seg = _el(ab, "seg", {"type": "clause", "n": str(c.n), XML_ID: c.id, "source": c.source})
         _inline(seg, c.content)
+    if any(c.hant for c in p.clauses):
+        # the clauses in the characters of the traditional witness (text/traditional.py), beside them
+        hab = _el(div, "ab", {"type": p.layer, "subtype": "hant", XML_LANG: "lzh-Hant",
+                              "corresp": f"#{p.id}.{p.layer}", "source": "#" + traditional})
+        for c in p.clauses:
+            if c.hant:
+                _el(hab, "seg", {"corresp": "#" + c.id}, c.hant)
     for u in p.units:
         paras = [p.id]
         if u.layer == "trans" and u.target and u.target_end:
@@ -241,17 +248,17 @@ def build_tree(doc: Document) -> etree._Element:
     index = {c.id: (i, j) for i, (s, p) in enumerate((s, p) for s in doc.sections for p in s.paragraphs)
              for j, c in enumerate(p.clauses)}
     for s in doc.sections:
-        _section(body, s, index, all_paras, doc.overrides_table)
+        _section(body, s, index, all_paras, doc.overrides_table, doc.traditional)
     return root
 
 
 def _section(body: etree._Element, s: Section, index: dict[str, tuple[int, int]], all_paras: list[Any],
-             overrides: str = "") -> None:
+             overrides: str = "", traditional: str = "") -> None:
     div = _el(body, "div", {"type": "section", "subtype": s.layer, "n": str(s.n), XML_ID: s.id,
                             "corresp": " ".join("#" + x for x in s.summary)})
     _el(div, "head", None, s.title)
     for p in s.paragraphs:
-        _paragraph(div, p, index, all_paras, overrides)
+        _paragraph(div, p, index, all_paras, overrides, traditional)
 
 
 def to_bytes(doc: Document) -> bytes:

@@ -170,6 +170,7 @@ class Collation:
     sites: list[Site]
     pua: dict[str, dict[str, object]] = field(default_factory=dict)
     coverage: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    superseded: list[dict[str, object]] = field(default_factory=list)
 
     def pieces(self, a: int, b: int) -> Iterator[str | Site]:
         """The reading text of base-key range ``[a, b)``: runs of base characters, and the sites
@@ -402,6 +403,8 @@ class Collator:
         self.rank = rank
         self.base = build_base(parsed[base_id], norm)
         self.emendations = emendations or []
+        #: emendation rows that a witness now attests (the collation decides there instead)
+        self.superseded: list[dict[str, object]] = []
         self.repertoire = {
             sid: set(norm.key(p.text)) for sid, p in parsed.items()
         }
@@ -503,7 +506,7 @@ class Collator:
                 if len({r.key for r in st.readings}) > 1:
                     sites.append(st)
         sites = self._apply_emendations(sites, alignments)
-        col = Collation(self.base, alignments, sites)
+        col = Collation(self.base, alignments, sites, superseded=self.superseded)
         col.pua = self._learn_placeholders(sites)
         for al in alignments:
             col.coverage.setdefault(al.stream.wit, []).append((al.bstart, al.bend))
@@ -616,11 +619,17 @@ class Collator:
                 raise DataError(f"emendation: sic {row['sic']!r} is not in its context", row["_file"], int(row["_line"]))
             s, e = at + k, at + k + len(sic)
             existing = [st for st in sites if st.start < e and s < st.end]
-            for st in existing:
-                sites.remove(st)
             site = self._site(min([s] + [x.start for x in existing]), max([e] + [x.end for x in existing]), alignments)
             before = K[site.start : s]
             after = K[e : site.end]
+            want = before + self.norm.key(corr) + after
+            having = [r.wit for r in site.readings if r.status == "reading" and r.key == want]
+            if having:  # a witness has the reading: the collation decides, the row is no longer needed
+                self.superseded.append({"file": row["_file"], "line": int(row["_line"]), "corr": corr,
+                                        "witnesses": having})
+                continue
+            for st in existing:
+                sites.remove(st)
             site.kind = "emendation"
             site.sic = site.lem
             site.lem = before + corr + after

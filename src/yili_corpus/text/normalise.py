@@ -32,6 +32,20 @@ def t2s_char(ch: str) -> str:
     return out if len(out) == 1 else ch
 
 
+@lru_cache(maxsize=1)
+def _opencc_s2t():  # type: ignore[no-untyped-def]
+    import opencc
+
+    return opencc.OpenCC("s2t")
+
+
+@lru_cache(maxsize=65536)
+def s2t_char(ch: str) -> str:
+    """One character from simplified to traditional (OpenCC s2t, its first choice); one out."""
+    out = _opencc_s2t().convert(ch)
+    return out if len(out) == 1 else ch
+
+
 @dataclass
 class VariantTable:
     """Variant forms and their normal form, each with where it was seen."""
