@@ -262,6 +262,12 @@ class Witness:
     description: str
     layers: list[str]
     rank: int
+    #: where a file from a published edition comes from, and its licence (empty for the seeds)
+    repository: str = ""
+    commit: str = ""
+    licence: str = ""
+    licence_url: str = ""
+    attribution: str = ""
 
 
 @dataclass

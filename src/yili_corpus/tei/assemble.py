@@ -298,7 +298,8 @@ def to_document(r: BuildResult) -> Document:
         for p in s.paragraphs:
             p.units.sort(key=lambda x: (order[x.layer], clause_pos.get(x.target or "", (0, 0)), x.id))
     witnesses = [
-        Witness(s.id, m.pointer(s.file), s.sha256, s.edition, s.description, list(s.layers), s.rank)
+        Witness(s.id, m.pointer(s.file), s.sha256, s.edition, s.description, list(s.layers), s.rank,
+                s.repository, s.commit, s.licence, s.licence_url, s.attribution)
         for s in m.sources
     ]
     chars = sorted(gl.decls.values(), key=lambda c: c.id)

@@ -272,18 +272,25 @@ class _Reader:
             raise self.fail(root, "the root element is not a TEI element in the TEI namespace")
         doc_id = self.req(root, XML_ID).removeprefix("yili.")
         work, chapter, number, titles = self.chapter(root)
-        folder = root.find("t:teiHeader/t:fileDesc/t:publicationStmt/t:p/t:ref[@type='corpus']", NS)
+        folder = root.find("t:teiHeader/t:fileDesc/t:publicationStmt//t:p/t:ref[@type='corpus']", NS)
         corpus = folder.get("target", "").rstrip("/") if folder is not None else "corpus"
         ovr = root.find(".//t:seg[@type='sentence'][@source]", NS)
         overrides = ovr.get("source", "").split("#")[0] if ovr is not None else ""
         witnesses = []
         for w in root.iterfind("t:teiHeader/t:fileDesc/t:sourceDesc/t:listWit/t:witness", NS):
             ref = w.find("t:ref", NS)
+            src = w.find("t:note[@type='source']/t:ref", NS)
+            lic = w.find("t:note[@type='licence']/t:ref", NS)
+            lic_text = "".join(w.find("t:note[@type='licence']", NS).itertext()) if lic is not None else ""
             witnesses.append(Witness(
                 self.req(w, XML_ID), ref.get("target", "") if ref is not None else "",
-                w.findtext("t:idno", "", NS), w.findtext("t:label", "", NS),
+                w.findtext("t:idno[@type='sha256']", "", NS), w.findtext("t:label", "", NS),
                 w.findtext("t:note[@type='description']", "", NS),
                 [i.get("n", "") for i in w.iterfind("t:list/t:item", NS)], self.num(w, "n", "99"),
+                src.get("target", "") if src is not None else "",
+                w.findtext("t:note[@type='source']/t:idno", "", NS),
+                lic.text or "" if lic is not None else "", lic.get("target", "") if lic is not None else "",
+                lic_text.split(": ", 1)[1] if ": " in lic_text else "",
             ))
         works = [
             (b.findtext("t:title[@type='as-cited']", "", NS), b.findtext("t:title[@type='main']", "", NS),

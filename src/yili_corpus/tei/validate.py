@@ -14,7 +14,7 @@ Project rules:
   values), under a bound on the number of nodes; anything else (``for``, ranges, ``doc()`` …) is
   refused as a problem naming the expression;
 * every source pointer ``corpus/FILE#char=A,B`` (``corpus``: the folder the header records in
-  ``publicationStmt/p/ref[@type='corpus']``) quotes its file exactly: a 注, note or 疏 part is
+  ``publicationStmt//p/ref[@type='corpus']``) quotes its file exactly: a 注, note or 疏 part is
   that slice; a clause is it, once the apparatus entries are given the base witness's reading; a
   witness's ``idno`` sha256 matches its file; a pointer to a file outside the corpus folder is a
   problem (never skipped). The corpus folder is the recorded one beside ``tei/``, or
@@ -55,10 +55,10 @@ CORPUS_PREFIX = "corpus/"
 
 
 def corpus_folder(root: etree._Element) -> str:
-    """The corpus folder the header records (``publicationStmt/p/ref[@type='corpus']``): the
+    """The corpus folder the header records (``publicationStmt//p/ref[@type='corpus']``): the
     source pointers are ``FOLDER/FILE#char=A,B``. Without one, ``corpus``."""
     t = f"{{{TEI_NS}}}"
-    ref = root.find(f"{t}teiHeader/{t}fileDesc/{t}publicationStmt/{t}p/{t}ref[@type='corpus']")
+    ref = root.find(f"{t}teiHeader/{t}fileDesc/{t}publicationStmt//{t}p/{t}ref[@type='corpus']")
     folder = (ref.get("target", "") if ref is not None else "").strip().rstrip("/")
     return folder or CORPUS_PREFIX.rstrip("/")
 
