@@ -135,7 +135,9 @@ def test_show_layers_script_and_clause() -> None:
     hant = yili("show", "17.2", "--script", "hant", "--layer", "jing").output
     assert "司馬命張矦" in hant and "弟子説束" in hant and "遂繫左下綱" in hant
     c = js("show", "xiangsheli.17.2.2")
-    assert c["layers"]["jing"] == [{"ref": "xiangsheli.17.2.2", "text": "弟子说束"}]
+    # 005 line 467 ends 司馬命張矦弟, line 468 goes on 子説束, both on 葉26b
+    assert c["layers"]["jing"] == [{"ref": "xiangsheli.17.2.2", "text": "弟子说束",
+                                    "page": {"start": "26b", "end": "26b"}}]
     assert c["layers"]["note"][0]["n"] == "28"
 
 

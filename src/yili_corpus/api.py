@@ -139,16 +139,23 @@ class Corpus:
         clauses = {c.id for p in ps.paragraphs for c in p.clauses if not ps.clause or c.id == ps.clause}
         return [a for ov in self.overlay_list for a in ov.apps if a["clause"] in clauses]
 
-    def cite(self, text: str, style: str = "zh", limit: int = 5) -> dict[str, Any]:
-        """Where a quotation comes from, best first, with formatted citations."""
-        from .query.cite import STYLES, find_quotation, format_citation
+    def cite(self, text: str, style: str = "zh", limit: int = 5, script: str | None = None) -> dict[str, Any]:
+        """Where a quotation comes from, best first, with formatted citations: ``formatted`` in
+        ``style``, ``edition`` the citation of the printed edition by page
+        (``《儀禮注疏》卷五《鄉射禮》，文淵閣四庫全書本，葉12b``) and ``page`` its pages. ``script``
+        (hans, hant) writes both in simplified or traditional characters; by default each is as
+        its source writes it (the edition's in its own traditional characters)."""
+        from .query.cite import SCRIPTS, STYLES, edition_citation, find_quotation, format_citation
 
         if style not in STYLES:
             raise UsageError(f"unknown citation style {style!r}; styles are {', '.join(STYLES)}")
+        if script is not None and script not in SCRIPTS:
+            raise UsageError(f"unknown script {script!r}; scripts are {', '.join(SCRIPTS)}")
         found = find_quotation(self.index, text, limit)
         return {
             "query": text, "style": style, "total": len(found),
-            "results": [dict(f.to_dict(), formatted=format_citation(self.index, f, style)) for f in found],
+            "results": [dict(f.to_dict(), formatted=format_citation(self.index, f, style, script),
+                             edition=edition_citation(self.index, f, script)) for f in found],
         }
 
     def xref(self, ref: str) -> dict[str, Any]:

@@ -150,6 +150,23 @@ def _echo_json(data: object, sort_keys: bool = False) -> None:
     click.echo(_json_text(data, sort_keys))
 
 
+def _hant(text: str) -> str:
+    import opencc
+
+    return opencc.OpenCC("s2t").convert(text)
+
+
+def _convert(obj: object, fn) -> object:  # type: ignore[no-untyped-def]
+    if isinstance(obj, str):
+        return fn(obj)
+    if isinstance(obj, list):
+        return [_convert(x, fn) for x in obj]
+    if isinstance(obj, dict):
+        # ids, and the edition's own words (already traditional: 注疏 would become 註疏)
+        return {k: (v if k in ("ref", "to", "clauses", "unit", "edition") else _convert(v, fn)) for k, v in obj.items()}
+    return obj
+
+
 def _layer_option():  # type: ignore[no-untyped-def]
     from .layers import help_text
 
@@ -247,10 +264,14 @@ def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_
 @main.command()
 @click.argument("text")
 @click.option("--style", type=click.Choice(["zh", "chicago", "bibtex", "csl-json"]), default="zh", show_default=True)
+@click.option("--script", type=click.Choice(["hans", "hant"]), default=None,
+              help="Write the citations in simplified (hans) or traditional (hant) characters "
+                   "[default: each as its source writes it].")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {query, style, total, results: [...]}.")
 @click.pass_context
-def cite(ctx: click.Context, text: str, style: str, as_json: bool) -> None:
-    """Find where a quotation comes from and print its citation.
+def cite(ctx: click.Context, text: str, style: str, script: str | None, as_json: bool) -> None:
+    """Find where a quotation comes from and print its citation, with its page in the printed
+    edition (《儀禮注疏》卷五《鄉射禮》，文淵閣四庫全書本，葉12b).
 
     Script, variant forms, punctuation and a few wrong or missing characters do not stop it;
     the score says how close the passage is (1 = exact). Exit 1 if nothing is close enough.
@@ -258,10 +279,11 @@ def cite(ctx: click.Context, text: str, style: str, as_json: bool) -> None:
     \b
     Example:
       yili cite "司正为司马"
+      yili cite "司正为司马" --script hans
       yili cite "司馬命張侯，弟子說束" --style bibtex
     """
     c = _corpus(ctx)
-    res = c.cite(text, style=style)
+    res = c.cite(text, style=style, script=script)
     if as_json:
         _echo_json(res)
     elif not res["results"]:

@@ -149,11 +149,34 @@ def _s2t(text: str) -> str:
 
         _S2T.append(opencc.OpenCC("s2t"))
     return str(_S2T[0].convert(text))
+#: How a citation names a page of a thread-bound Chinese book: 葉 (leaf) and its half, 葉12b.
+LEAF = "葉"
+
+
+@dataclass
+class Page:
+    """A page of a printed edition a witness transcribes (a ``surface`` of the TEI's
+    ``facsimile``): ``n`` as the edition numbers it (``12b``: 葉12, second half), ``label`` as a
+    citation writes it (``葉12b``), ``witness`` the witness whose file transcribes it, ``source``
+    the pointer to the page's characters in that file."""
+
+    id: str
+    n: str
+    label: str
+    witness: str
+    source: str = ""
+
+
+def page_span(pages: list[Page]) -> tuple[str, str] | None:
+    """(first page, last page) of a unit's pages, as the edition numbers them (``("12b",
+    "13a")``; the same twice for one page), or None for a unit without pages."""
+    return (pages[0].n, pages[-1].n) if pages else None
 
 
 @dataclass
 class Clause:
-    """A clause of the 经/记 reading text."""
+    """A clause of the 经/记 reading text. ``pages``: the pages of the cited printed edition on
+    which its text stands (in order; see :func:`page_span`)."""
 
     id: str
     n: int
@@ -161,10 +184,16 @@ class Clause:
     source: str
     #: the clause in the characters of the traditional witness (None: the TEI has none)
     hant: str | None = None
+    pages: list[Page] = field(default_factory=list)
 
     @property
     def text(self) -> str:
         return plain(self.content)
+
+    @property
+    def page(self) -> tuple[str, str] | None:
+        """(start page, end page) in the cited edition, or None."""
+        return page_span(self.pages)
 
 
 @dataclass
@@ -202,6 +231,13 @@ class Unit:
     sentences: list[SentenceSeg] = field(default_factory=list)
     refs: list[dict[str, str]] = field(default_factory=list)
     editorial: str = ""
+    #: the pages of the cited printed edition on which the unit stands (a 注 of that edition)
+    pages: list[Page] = field(default_factory=list)
+
+    @property
+    def page(self) -> tuple[str, str] | None:
+        """(start page, end page) in the cited edition, or None."""
+        return page_span(self.pages)
 
     @property
     def text(self) -> str:
@@ -252,8 +288,41 @@ class Section:
 
 
 @dataclass
+class Edition:
+    """The printed edition a witness transcribes, as a citation names it (from the manifest row
+    of the witness): ``《儀禮注疏》卷五《鄉射禮》，文淵閣四庫全書本``, with where the transcription
+    comes from and on what terms."""
+
+    title: str  # 儀禮注疏
+    juan: str  # 卷五
+    chapter: str  # 鄉射禮
+    series: str = ""  # 文淵閣四庫全書
+    name: str = ""  # 文淵閣四庫全書本
+    publisher: str = ""
+    url: str = ""
+    commit: str = ""
+    licence: str = ""
+    licence_url: str = ""
+    attribution: str = ""
+
+    def citation(self, page: tuple[str, str] | None = None, leaf: str = LEAF) -> str:
+        """``《儀禮注疏》卷五《鄉射禮》，文淵閣四庫全書本，葉12b`` (``葉12b–13a`` for two pages;
+        without a page, the edition alone)."""
+        out = f"《{self.title}》{self.juan}《{self.chapter}》" + (f"，{self.name}" if self.name else "")
+        if page:
+            out += f"，{leaf}{page_label(page)}"
+        return out
+
+
+def page_label(page: tuple[str, str]) -> str:
+    """``12b``, or ``12b–13a`` for a span of pages."""
+    return page[0] if page[0] == page[1] else f"{page[0]}–{page[1]}"
+
+
+@dataclass
 class Witness:
-    """A source file as a witness."""
+    """A source file as a witness; ``bibl``: the printed edition it transcribes, if it is cited
+    by page."""
 
     id: str
     file: str
@@ -268,6 +337,7 @@ class Witness:
     licence: str = ""
     licence_url: str = ""
     attribution: str = ""
+    bibl: Edition | None = None
 
 
 @dataclass
@@ -312,6 +382,14 @@ class Document:
     works_table: str = "corpus/works.tsv"
     #: The witness whose characters the clauses' traditional forms are (``Clause.hant``), or "".
     traditional: str = ""
+    #: The pages of the printed edition that clauses and 注 are cited by (the TEI's facsimile).
+    pages: list[Page] = field(default_factory=list)
+
+    @property
+    def edition(self) -> Edition | None:
+        """The printed edition the pages belong to (its witness's ``bibl``), or None."""
+        wits = {p.witness for p in self.pages}
+        return next((w.bibl for w in self.witnesses if w.id in wits and w.bibl is not None), None)
 
     def normaliser(self) -> Any:
         """The normaliser of the search key, with the variant table this document carries."""

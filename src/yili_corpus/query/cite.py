@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..document import LEAF, page_label
 from ..errors import UsageError
 from ..layers import KEYS, base_key, is_text
 from ..layers import layer as layer_of
@@ -30,9 +31,12 @@ def layer_rank(key: str) -> int:
 STYLES = ("zh", "chicago", "bibtex", "csl-json")
 
 
+SCRIPTS = ("hans", "hant")
+
+
 @dataclass
 class Found:
-    """Where a quotation comes from."""
+    """Where a quotation comes from; ``page``: (start, end) in the cited printed edition."""
 
     ref: str
     section: int
@@ -41,9 +45,24 @@ class Found:
     match: str
     unit: str
     citation: str
+    page: tuple[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        d["page"] = {"start": self.page[0], "end": self.page[1]} if self.page else None
+        return d
+
+
+def to_script(text: str, script: str | None) -> str:
+    """``text`` in simplified (``hans``) or traditional (``hant``) characters (OpenCC, character
+    and phrase tables); unchanged for None."""
+    if script is None:
+        return text
+    if script not in SCRIPTS:
+        raise UsageError(f"unknown script {script!r}; scripts are {', '.join(SCRIPTS)}")
+    import opencc
+
+    return opencc.OpenCC("t2s" if script == "hans" else "s2t").convert(text)
 
 
 def _best_window(key: str, q: str, centre: int) -> tuple[int, int, int]:
@@ -107,29 +126,77 @@ def find_quotation(index: Index, text: str, limit: int = 5) -> list[Found]:
         if (ref, rec.unit) in seen:
             continue
         seen.add((ref, rec.unit))
-        out.append(Found(ref, rec.section, rec.layer, score, rec.text[start:end], rec.unit, citation(index, rec, ref)))
+        out.append(Found(ref, rec.section, rec.layer, score, rec.text[start:end], rec.unit, citation(index, rec, ref),
+                         rec.page_of(start, end)))
         if len(out) == limit:
             break
     return out
 
 
-def format_citation(index: Index, f: Found, style: str = "zh") -> str:
-    """A citation of ``f`` in ``style`` (zh, chicago, bibtex, csl-json)."""
+def edition_citation(index: Index, f: Found, script: str | None = None) -> str:
+    """``《儀禮注疏》卷五《鄉射禮》，文淵閣四庫全書本，葉12b`` for ``f`` (``葉12b–13a`` across a
+    page break), or empty without a cited edition or a page. The edition's own (traditional)
+    characters, simplified with ``script="hans"``."""
+    ed = index.edition
+    return _edition_script(ed.citation(f.page), script) if ed is not None and f.page else ""
+
+
+def _edition_script(text: str, script: str | None) -> str:
+    """The edition's words as it writes them; only ``hans`` changes them (a traditional
+    conversion of traditional text could only corrupt it: OpenCC writes 註疏 for 注疏)."""
+    return to_script(text, script) if script == "hans" else text
+
+
+def format_citation(index: Index, f: Found, style: str = "zh", script: str | None = None) -> str:
+    """A citation of ``f`` in ``style`` (zh, chicago, bibtex, csl-json); with a page in the cited
+    printed edition, the edition and the page are part of it. ``script`` (hans, hant) writes it in
+    simplified or traditional characters (the edition's words are already traditional: only hans
+    changes them)."""
     work, title = index.meta.get("work", "仪礼"), index.meta.get("title", "")
     number = index.meta.get("number", "")
     layer_en = layer_of(f.layer).english
+    ed = index.edition if f.page else None
+    pages = page_label(f.page) if f.page else ""
+
+    def cs(text: str) -> str:  # the corpus's words
+        return to_script(text, script)
+
+    def es(text: str) -> str:  # the edition's words
+        return _edition_script(text, script)
+
     if style == "zh":
-        return f"{f.citation}（{f.ref}）"
+        return cs(f"{f.citation}（{f.ref}）") + (f"；{edition_citation(index, f, script)}" if ed else "")
     if style == "chicago":
-        return (f"{work} 儀禮 [Yili], “{title}” [chapter {number}], sec. {f.section} ({f.ref}), {layer_en}. "
-                f"yili-corpus TEI edition, tei/yili-{index.meta.get('chapter', '')}.xml.")
+        out = cs(f"{work} 儀禮 [Yili], “{title}” [chapter {number}], sec. {f.section} ({f.ref}), {layer_en}. "
+                 f"yili-corpus TEI edition, tei/yili-{index.meta.get('chapter', '')}.xml.")
+        if ed is not None:
+            out += es(f" In {ed.title}, {ed.juan}, {ed.chapter}, {ed.name or ed.series}, {LEAF}{pages}"
+                      + "".join(f", {x}" for x in (ed.publisher, ed.url) if x)
+                      + (f" ({ed.licence})" if ed.licence else "") + ".")
+        return out
     key = f.ref.replace(".", "-").replace("@", "-")
     if style == "bibtex":
-        return (f"@misc{{{key},\n  title = {{{work}·{title}, 第{f.section}节}},\n  note = {{{f.ref}, {layer_en}: "
-                f"「{f.match}」}},\n  howpublished = {{yili-corpus TEI edition}}\n}}")
+        fields = [("title", cs(f"{work}·{title}, 第{f.section}节")), ("note", cs(f"{f.ref}, {layer_en}: 「{f.match}」")),
+                  ("howpublished", "yili-corpus TEI edition")]
+        if ed is not None:
+            fields += [("booktitle", es(ed.title)), ("chapter", es(f"{ed.juan}《{ed.chapter}》")),
+                       ("edition", es(ed.name)), ("series", es(ed.series)), ("pages", pages.replace("–", "--")),
+                       ("publisher", es(ed.publisher)), ("url", ed.url),
+                       ("addendum", ", ".join(x for x in (ed.licence, ed.licence_url) if x))]
+        body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields if v)
+        return f"@misc{{{key},\n{body}\n}}"
     if style == "csl-json":
-        return json.dumps([{
-            "id": key, "type": "classic", "title": f"{work}·{title}", "section": str(f.section),
-            "locator": f.ref, "note": f"{layer_en}: {f.match}", "publisher": "yili-corpus TEI edition",
-        }], ensure_ascii=False)
+        item: dict[str, Any] = {
+            "id": key, "type": "classic", "title": cs(f"{work}·{title}"), "section": str(f.section),
+            "locator": f.ref, "note": cs(f"{layer_en}: {f.match}"), "publisher": "yili-corpus TEI edition",
+        }
+        if ed is not None:
+            item.update({"container-title": es(ed.title), "volume": es(ed.juan), "part-title": es(ed.chapter),
+                         "collection-title": es(ed.series), "edition": es(ed.name), "page": pages,
+                         "publisher": es(ed.publisher), "URL": ed.url, "version": ed.commit,
+                         "source": "yili-corpus TEI edition"})
+            if ed.licence:
+                item["custom"] = {"license": ed.licence, "license-url": ed.licence_url}
+            item = {k: v for k, v in item.items() if v}
+        return json.dumps([item], ensure_ascii=False)
     raise UsageError(f"unknown citation style {style!r}; styles are {', '.join(STYLES)}")

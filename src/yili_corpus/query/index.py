@@ -30,6 +30,7 @@ What the index promises (docs/reliability.md):
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import hashlib
 import json
@@ -39,7 +40,7 @@ import sqlite3
 import stat
 import time
 from array import array
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -49,7 +50,9 @@ from ..layers import is_overlay
 from ..layers import layer as layer_of
 from ..paths import cache_dir, note_once, writable_cache_dir
 
-INDEX_VERSION = 8  # 8: a traditional witness's 注 indexed in simplified characters; 7: sealed with a checksum (SUM_FIELDS), built without a journal
+# 7: sealed with a checksum (SUM_FIELDS), built without a journal; 8: pages; 9: a traditional
+# witness's 注 indexed in simplified characters
+INDEX_VERSION = 9
 CLAUSE_SEP = "．"
 
 #: Where an index file keeps its checksum: the SQLite header's ``user_version`` (offset 60) and
@@ -106,6 +109,23 @@ class Record:
     keymap: list[int]
     clauses: list[tuple[int, str]]  # for 经/记: (text offset, clause id)
     label: str  # who: 郑玄注, 贾公彦疏, 今注（w002 注27）, 今译（w002）
+    #: pages of the cited edition (start, end): for 经/记 one per clause (as ``clauses``), for a
+    #: unit one (its own), empty where there are none
+    pages: list[list[str]] = field(default_factory=list)
+
+    def page_of(self, start: int, end: int) -> tuple[str, str] | None:
+        """The pages of the cited edition that text offsets ``[start, end)`` stand on: for 经/记
+        from the start page of the clause holding ``start`` to the end page of the clause holding
+        ``end - 1``; for a unit, its own. None without pages."""
+        if not self.clauses:
+            return (self.pages[0][0], self.pages[0][1]) if self.pages and self.pages[0] else None
+        if len(self.pages) != len(self.clauses):
+            return None
+        offs = [off for off, _c in self.clauses]
+        i = max(0, bisect.bisect_right(offs, start) - 1)
+        j = max(i, bisect.bisect_right(offs, max(start, end - 1)) - 1)
+        a, b = self.pages[i], self.pages[j]
+        return (a[0], b[1]) if a and b else None
 
     def clause_at(self, offset: int) -> str | None:
         """The clause id holding text offset ``offset`` (经/记 only)."""
@@ -145,7 +165,8 @@ def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
             pos += len(t)
         text = CLAUSE_SEP.join(parts)
         key, km = norm.key_map(text)
-        out.append(Record(p.id, p.id, s.n, p.id, p.layer, text, key, km, offs, ""))
+        out.append(Record(p.id, p.id, s.n, p.id, p.layer, text, key, km, offs, "",
+                          [list(c.page or ()) for c in p.clauses]))
         for u in p.units:
             if u.layer == "shu":
                 text = "".join(readable(c, chars) for _r, c, _s in u.parts)
@@ -159,7 +180,8 @@ def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
             key, km = norm.key_map(text)
             wit = u.source.split()[0].lstrip("#") if u.source else ""
             label = unit_label(u.layer, wit, u.n)
-            out.append(Record(f"{p.id}@{u.layer}", u.id, s.n, p.id, u.layer, text, key, km, [], label))
+            out.append(Record(f"{p.id}@{u.layer}", u.id, s.n, p.id, u.layer, text, key, km, [], label,
+                              [list(u.page)] if u.page else []))
     return out
 
 
@@ -216,7 +238,7 @@ SCHEMA = """
 CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE units (
   id INTEGER PRIMARY KEY, ref TEXT, unit TEXT, section INTEGER, paragraph TEXT, layer TEXT,
-  text TEXT, key TEXT, keymap BLOB, clauses TEXT, label TEXT
+  text TEXT, key TEXT, keymap BLOB, clauses TEXT, label TEXT, pages TEXT
 );
 CREATE INDEX units_layer ON units(layer, section);
 CREATE TABLE grams (gram TEXT, unit INTEGER, layer TEXT, section INTEGER, n INTEGER,
@@ -283,10 +305,10 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
         for r in section_records(sec, norm, part.char_map):
             uid += 1
             con.execute(
-                "INSERT INTO units (id, ref, unit, section, paragraph, layer, text, key, keymap, clauses, label) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO units (id, ref, unit, section, paragraph, layer, text, key, keymap, clauses, label, pages) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (uid, r.ref, r.unit, r.section, r.paragraph, r.layer, r.text, r.key,
-                 array("I", r.keymap).tobytes(), json.dumps(r.clauses), r.label),
+                 array("I", r.keymap).tobytes(), json.dumps(r.clauses), r.label, json.dumps(r.pages)),
             )
             con.executemany("INSERT INTO grams VALUES (?, ?, ?, ?, ?)",
                             ((g, uid, r.layer, r.section, r.key.count(g)) for g in _grams(r.key)))
@@ -305,10 +327,10 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
                 label = unit_label(u.layer, ov.name)
                 uid += 1
                 con.execute(
-                    "INSERT INTO units (id, ref, unit, section, paragraph, layer, text, key, keymap, clauses, label) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO units (id, ref, unit, section, paragraph, layer, text, key, keymap, clauses, label, pages) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (uid, f"{para}@{u.layer}", u.id, sec_n, para, u.layer, text, key, array("I", km).tobytes(),
-                     "[]", label),
+                     "[]", label, "[]"),
                 )
                 con.executemany("INSERT INTO grams VALUES (?, ?, ?, ?, ?)",
                                 ((g, uid, u.layer, sec_n, key.count(g)) for g in _grams(key)))
@@ -321,6 +343,7 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
         "titles": json.dumps(doc.titles, ensure_ascii=False),
         "sections": json.dumps(titles, ensure_ascii=False),
         "variants": json.dumps(doc.variants, ensure_ascii=False),
+        "edition": json.dumps(asdict(doc.edition) if doc.edition else None, ensure_ascii=False),
         "header": header.decode("utf-8"),
     }
     con.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
@@ -640,6 +663,15 @@ class Index:
     def max_section(self) -> int:
         return max(self.sections)
 
+    @property
+    def edition(self) -> Any:
+        """The printed edition clauses and 注 are cited by page in (a
+        :class:`~yili_corpus.document.Edition`), or None."""
+        from ..document import Edition
+
+        raw = json.loads(self.meta.get("edition") or "null")
+        return Edition(**raw) if isinstance(raw, dict) else None
+
     def rows(self, layers: list[str] | None = None, sections: list[int] | None = None,
              contains: str | None = None) -> list[Record]:
         """Units, filtered by layer, section and a key substring (found through the inverted
@@ -695,13 +727,14 @@ class Index:
         return [by_id[i] for i in ids if i in by_id]
 
     def _select(self, where: str, args: list[Any]) -> list[Record]:
-        sql = "SELECT ref, unit, section, paragraph, layer, text, key, keymap, clauses, label FROM units " + where
+        sql = "SELECT ref, unit, section, paragraph, layer, text, key, keymap, clauses, label, pages FROM units " + where
         out = []
-        for ref, unit, sec, para, layer, text, key, km, cl, label in self.con.execute(sql, args):
+        for ref, unit, sec, para, layer, text, key, km, cl, label, pg in self.con.execute(sql, args):
             keymap = array("I")
             keymap.frombytes(km)
             out.append(Record(ref, unit, sec, para, layer, text, key, keymap,  # type: ignore[arg-type]
-                              [tuple(x) for x in json.loads(cl)] if cl != "[]" else [], label))
+                              [tuple(x) for x in json.loads(cl)] if cl != "[]" else [], label,
+                              json.loads(pg) if pg != "[]" else []))
         return out
 
     def _rarest_term(self, key: str) -> str:

@@ -5,7 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..document import Document, Paragraph, Section, Unit, in_script, lacks_traditional, readable
+from ..document import (
+    LEAF,
+    Clause,
+    Document,
+    Paragraph,
+    Section,
+    Unit,
+    in_script,
+    lacks_traditional,
+    page_label,
+    readable,
+)
 from ..errors import UsageError
 from ..layers import KEYS, is_overlay, short
 from ..layers import name as layer_name
@@ -21,6 +32,24 @@ def name_of(key: str) -> str:
 def _label(key: str) -> str:
     """A layer's label in the text of ``show`` (an overlay's layer by its key, trans:mine)."""
     return key if is_overlay(key) else short(key)
+
+
+def clauses_page(clauses: list[Clause]) -> tuple[str, str] | None:
+    """The pages of the cited edition that some clauses stand on: from the first one's start
+    page to the last one's end page (None if any lacks a page)."""
+    if not clauses or any(c.page is None for c in clauses):
+        return None
+    return clauses[0].page[0], clauses[-1].page[1]  # type: ignore[index]
+
+
+def page_json(page: tuple[str, str] | None) -> dict[str, str] | None:
+    """``{"start": "12b", "end": "13a"}`` (the same twice for one page)."""
+    return {"start": page[0], "end": page[1]} if page else None
+
+
+def page_text(page: tuple[str, str] | None) -> str:
+    """``  〔葉12b–13a〕`` after a line of ``show``, or nothing."""
+    return f"  〔{LEAF}{page_label(page)}〕" if page else ""
 
 
 def resolve(doc: Document, ref: Address) -> tuple[Section, list[Paragraph], str | None]:
@@ -113,14 +142,23 @@ class Passage:
         "The command-line contract")."""
         layers: dict[str, list[dict[str, Any]]] = {}
         text_layer = self.section.layer
+
+        def paged(d: dict[str, Any], page: tuple[str, str] | None) -> dict[str, Any]:
+            if page:
+                d["page"] = page_json(page)
+            return d
+
         if text_layer in self.layers:
             if self.clause:
-                layers[text_layer] = [{"ref": self.clause, "text": self.clause_text[self.clause]}]
+                c = next(c for c in self.paragraphs[0].clauses if c.id == self.clause)
+                layers[text_layer] = [paged({"ref": c.id, "text": self.clause_text[c.id]}, c.page)]
             elif self.ref.paragraph is not None:
-                layers[text_layer] = [{"ref": c.id, "text": self.clause_text[c.id]} for c in self.paragraphs[0].clauses]
+                layers[text_layer] = [paged({"ref": c.id, "text": self.clause_text[c.id]}, c.page)
+                                      for c in self.paragraphs[0].clauses]
             else:
                 layers[text_layer] = [
-                    {"ref": p.id, "text": CLAUSE_SEP.join(self.clause_text[c.id] for c in p.clauses)}
+                    paged({"ref": p.id, "text": CLAUSE_SEP.join(self.clause_text[c.id] for c in p.clauses)},
+                          clauses_page(p.clauses))
                     for p in self.paragraphs
                 ]
         for lay in ["zhu", "shu", "note", "trans", *self.extra]:
@@ -133,6 +171,7 @@ class Passage:
                                      "attach": {"ref": first, "to": last, "quote": quote}}
                 if u.n:
                     d["n"] = u.n
+                paged(d, u.page)
                 if lay.startswith("trans"):
                     d["sentences"] = [
                         {"n": s.n, "text": s.text, "clauses": s.corresp, "cert": s.cert} for s in u.sentences
@@ -144,12 +183,16 @@ class Passage:
                                "script": self.script, "layers": layers}
         if self.notices:
             out["notices"] = list(self.notices)
+        ed = self.doc.edition
+        if ed is not None:  # what the pages are pages of
+            out["edition"] = ed.citation()
         return out
 
     def to_text(self) -> str:
         """The passage for the terminal: each paragraph's 经/记 (clauses joined by ．), its 注
         (with the number of the clause each follows), then 疏, notes and translation (with the
-        clauses each is attached to)."""
+        clauses each is attached to). The 经/记 and each 注 end with their pages in the cited
+        printed edition (``〔葉1a–1b〕``)."""
         work = f"《{self.doc.work}·{self.doc.chapter}》"
         lines = [f"{work}第{self.section.n}节 {self.section.title}  ({self.ref})"]
         for p in self.paragraphs:
@@ -157,12 +200,13 @@ class Passage:
             lines.append(f"¶ {p.id}")
             clauses = [c for c in p.clauses if not self.clause or c.id == self.clause]
             if self.section.layer in self.layers:
-                lines.append(f"  {_label(self.section.layer)}  " + CLAUSE_SEP.join(self.clause_text[c.id] for c in clauses))
+                lines.append(f"  {_label(self.section.layer)}  " + CLAUSE_SEP.join(self.clause_text[c.id] for c in clauses)
+                             + page_text(clauses_page(clauses)))
             if "zhu" in self.layers:
                 for u in p.units:
                     if u.layer == "zhu" and self._covers(u):
                         after = (u.target_end or u.target or "").rsplit(".", 1)[-1]
-                        lines.append(f"  {_label('zhu')} [{after}]  {self.unit_text(u)}")
+                        lines.append(f"  {_label('zhu')} [{after}]  {self.unit_text(u)}{page_text(u.page)}")
             for lay in ["shu", "note", "trans", *self.extra]:
                 if lay not in self.layers:
                     continue

@@ -39,6 +39,14 @@ class SourceEntry:
     #: the script the file is written in: ``hans`` or ``hant`` (a traditional witness gives the
     #: traditional view of the reading text, :mod:`yili_corpus.text.traditional`)
     script: str = "hans"
+    #: the printed edition the file transcribes, as a citation names it (a witness cited by page:
+    #: ``《儀禮注疏》卷五《鄉射禮》，文淵閣四庫全書本，葉12b``); empty for the others
+    edition_title: str = ""
+    juan: str = ""
+    edition_chapter: str = ""
+    series: str = ""
+    edition_name: str = ""
+    publisher: str = ""
 
     def path(self, corpus_dir: Path) -> Path:
         return corpus_dir / self.file
@@ -150,6 +158,10 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
                     held=list(s.get("held", [])), repository=s.get("repository", ""), commit=s.get("commit", ""),
                     licence=s.get("licence", ""), licence_url=s.get("licence_url", ""),
                     attribution=s.get("attribution", ""), script=s.get("script", "hans"),
+                    edition_title=s.get("edition_title", ""),
+                    juan=s.get("juan", ""), edition_chapter=s.get("edition_chapter", ""),
+                    series=s.get("series", ""), edition_name=s.get("edition_name", ""),
+                    publisher=s.get("publisher", ""),
                 )
             )
     except (KeyError, TypeError, ValueError) as exc:
@@ -157,7 +169,8 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
     strings = [m.chapter_id, m.chapter_title, m.work_title, m.base, *m.tables.values(), *m.titles]
     strings += [x for s in m.sources for x in (s.id, s.file, s.format, s.description, s.sha256, s.edition, *s.layers,
                                                 *s.held, s.repository, s.commit, s.licence, s.licence_url,
-                                                s.attribution, s.script)]
+                                                s.attribution, s.script, s.edition_title, s.juan, s.edition_chapter,
+                                                s.series, s.edition_name, s.publisher)]
     if not all(isinstance(x, str) for x in strings):
         raise DataError("manifest entry of the wrong type: ids, titles, files, formats, layers and sha256 are "
                         "strings", str(path))
@@ -168,6 +181,9 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
             raise DataError(f"source {s.id}: script must be hans or hant, found {s.script!r}", str(path))
         if s.format not in PARSERS:
             raise DataError(f"source {s.id}: unknown format {s.format!r}", str(path))
+        if s.edition_title and not (s.juan and s.edition_chapter):
+            raise DataError(f"source {s.id}: edition_title needs juan and edition_chapter (the citation "
+                            "《TITLE》JUAN《CHAPTER》 names all three)", str(path))
     if m.base not in {s.id for s in m.sources}:
         raise DataError(f"base witness {m.base!r} is not a source", str(path))
     if m.chapter_title not in m.titles:

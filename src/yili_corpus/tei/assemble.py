@@ -9,11 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..document import (
+    LEAF,
     App,
     CharDecl,
     Clause,
     Document,
+    Edition,
     Glyph,
+    Page,
     Paragraph,
     Rdg,
     Ref,
@@ -25,11 +28,12 @@ from ..document import (
 from ..layers import KEYS
 from ..model import SourceUnit, is_private_use
 from ..text.normalise import without_layout
+from ..text.pages import PageBreaks, clause_pages
 from ..text.segment import Locator
 
 if TYPE_CHECKING:  # the build's result, passed in by the pipeline
     from ..build_result import BuildResult
-    from ..sources.manifest import Manifest
+    from ..sources.manifest import Manifest, SourceEntry
 
 NORMALIZATION = (
     "Search and matching use a normalised key: only text characters (CJK ideographs, private-use "
@@ -155,6 +159,49 @@ def reading_of(u: SourceUnit) -> str:
     return str(u.meta.get("text", u.text))
 
 
+def edition_of(s: SourceEntry) -> Edition | None:
+    """The printed edition a manifest row names (``edition_title``, ``juan`` …), or None."""
+    if not s.edition_title:
+        return None
+    return Edition(s.edition_title, s.juan, s.edition_chapter, s.series, s.edition_name, s.publisher,
+                   s.repository, s.commit, s.licence, s.licence_url, s.attribution)
+
+
+class _Pages:
+    """The pages of the cited edition: the highest-ranked witness whose manifest row names a
+    printed edition and whose file marks its pages. Clauses and 注 are cited by its pages."""
+
+    def __init__(self, r: BuildResult, ptr: _Pointers) -> None:
+        self.breaks: PageBreaks | None = None
+        self.pages: list[Page] = []
+        for s in sorted(r.manifest.sources, key=lambda s: s.rank):
+            if s.edition_title and s.id in r.parsed:
+                b = PageBreaks.of(s.id, r.parsed[s.id].text)
+                if b:
+                    self.breaks = b
+                    break
+        if self.breaks is None:
+            return
+        wit = self.breaks.wit
+        for page, a, e in self.breaks.spans():
+            n = page.rsplit("-", 1)[-1]
+            self.pages.append(Page(f"{wit}.{page}", n, f"{LEAF}{n}", wit, ptr.span(wit, a, e)))
+        self.by_page = {p.id.removeprefix(wit + "."): p for p in self.pages}
+
+    def clauses(self, col: Any, ranges: list[tuple[int, int]]) -> list[list[Page]]:
+        """The pages of each clause (base-key ranges)."""
+        if self.breaks is None:
+            return [[] for _ in ranges]
+        return [[self.by_page[p] for p in ps] for ps in clause_pages(col, self.breaks, ranges)]
+
+    def unit(self, *units: SourceUnit | None) -> list[Page]:
+        """The pages of the first of ``units`` that the cited edition's witness has."""
+        if self.breaks is None:
+            return []
+        u = next((x for x in units if x is not None and x.source == self.breaks.wit), None)
+        return [self.by_page[p] for p in self.breaks.of_unit(u)] if u is not None else []
+
+
 def to_document(r: BuildResult) -> Document:
     """The document for the TEI writer."""
     m = r.manifest
@@ -168,6 +215,10 @@ def to_document(r: BuildResult) -> Document:
     loc = Locator(r.sections)
     # a classical unit's language tag says its script when its witness is traditional (lzh-Hant)
     script_lang = {s.id: "lzh-Hant" if s.script == "hant" else None for s in m.sources}
+    pages = _Pages(r, ptr)
+    all_clauses = [c for s in r.sections for p in s.paragraphs for c in p.clauses]
+    clause_pg = dict(zip((c.id for c in all_clauses),
+                         pages.clauses(col, [(c.start, c.end) for c in all_clauses]), strict=True))
 
     def clause_content(a: int, b: int) -> list[Any]:
         out: list[Any] = []
@@ -194,7 +245,8 @@ def to_document(r: BuildResult) -> Document:
             for c in p.clauses:
                 u = col.base.pos[c.start][0]
                 hant = r.traditional.of(col, c.start, c.end, r.norm) if r.traditional else None
-                clauses.append(Clause(c.id, c.n, clause_content(c.start, c.end), ptr.unit(u), hant))
+                clauses.append(Clause(c.id, c.n, clause_content(c.start, c.end), ptr.unit(u), hant=hant,
+                                      pages=clause_pg[c.id]))
             dp = Paragraph(p.id, p.n, s.layer, clauses, [], list(p.breaks))
             paras.append(dp)
             para_of[p.id] = dp
@@ -224,7 +276,7 @@ def to_document(r: BuildResult) -> Document:
         pid, t0, t1 = span_ids(max(z.span.start, end_sec.start), z.span.end)
         content = _zhu_content(z, gl, ptr) if z.other is not None else gl.split(u.source, reading_of(u))
         place(Unit(uid, "zhu", content, t0, t1, ptr.unit(u), n=str(u.meta["n"]), lang=script_lang[u.source],
-                   resp=resp.get("zhu")), pid)
+                   resp=resp.get("zhu"), pages=pages.unit(u, z.other)), pid)
     # 疏
     for sa in r.shu:
         head = sa.units[0]
@@ -299,7 +351,8 @@ def to_document(r: BuildResult) -> Document:
             p.units.sort(key=lambda x: (order[x.layer], clause_pos.get(x.target or "", (0, 0)), x.id))
     witnesses = [
         Witness(s.id, m.pointer(s.file), s.sha256, s.edition, s.description, list(s.layers), s.rank,
-                s.repository, s.commit, s.licence, s.licence_url, s.attribution)
+                repository=s.repository, commit=s.commit, licence=s.licence, licence_url=s.licence_url,
+                attribution=s.attribution, bibl=edition_of(s))
         for s in m.sources
     ]
     chars = sorted(gl.decls.values(), key=lambda c: c.id)
@@ -311,7 +364,7 @@ def to_document(r: BuildResult) -> Document:
                     _table(m, "variants"), variants, works,
                     commentators=[(c.id, c.name, c.resp) for c in commentators], titles=list(m.titles),
                     corpus=m.folder, overrides_table=_table(m, "overrides") if "overrides" in m.tables else "",
-                    works_table=_table(m, "works"), traditional=m.traditional or "")
+                    works_table=_table(m, "works"), traditional=m.traditional or "", pages=pages.pages)
 
 
 def _zhu_content(z: Any, gl: _Glyphs, ptr: _Pointers) -> list[Any]:

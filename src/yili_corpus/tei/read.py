@@ -21,7 +21,9 @@ from ..document import (
     CharDecl,
     Clause,
     Document,
+    Edition,
     Glyph,
+    Page,
     Paragraph,
     Rdg,
     Ref,
@@ -138,6 +140,43 @@ class _Reader:
         self.path = path
         self.shifts = shifts or {}  # fragment root -> lines to add (see LINES_PI)
         self.root_line = root_line
+        self.pages: dict[str, Page] = {}  # surface id -> page (the facsimile)
+
+    def facs(self, e: etree._Element) -> list[Page]:
+        """The pages ``@facs`` points to; a pointer to no surface of the facsimile is an error."""
+        out = []
+        for ref in _ids(e.get("facs")):
+            if ref not in self.pages:
+                raise self.fail(e, f"@facs points to #{ref}, which is not a surface of the facsimile")
+            out.append(self.pages[ref])
+        return out
+
+    def facsimile(self, root: etree._Element) -> list[Page]:
+        """The pages of the cited edition: the surfaces of the facsimile."""
+        out = []
+        for sf in root.iterfind("t:facsimile/t:surface", NS):
+            src = sf.get("source", "")
+            p = Page(self.req(sf, XML_ID), self.req(sf, "n"), sf.findtext("t:label", "", NS),
+                     _ids(src)[0] if src.startswith("#") else "", src)
+            out.append(p)
+            self.pages[p.id] = p
+        return out
+
+    def edition(self, w: etree._Element) -> Edition | None:
+        """A witness's ``bibl type=edition``: the printed edition it transcribes."""
+        b = w.find("t:bibl[@type='edition']", NS)
+        if b is None:
+            return None
+        ref = b.find("t:ref[@type='repository']", NS)
+        lic = b.find("t:availability/t:licence", NS)
+        return Edition(
+            b.findtext("t:title[@level='m']", "", NS), b.findtext("t:biblScope[@unit='juan']", "", NS),
+            b.findtext("t:title[@level='a']", "", NS), b.findtext("t:series/t:title", "", NS),
+            b.findtext("t:edition", "", NS), b.findtext("t:publisher", "", NS),
+            ref.get("target", "") if ref is not None else "", b.findtext("t:idno[@type='commit']", "", NS),
+            (lic.text or "") if lic is not None else "", lic.get("target", "") if lic is not None else "",
+            b.findtext("t:note[@type='attribution']", "", NS),
+        )
 
     def line(self, e: etree._Element) -> int | None:
         """The line of ``e`` in the file (not in the fragment it was parsed from)."""
@@ -241,7 +280,7 @@ class _Reader:
         target_end = _ids(e.get("targetEnd"))
         u = Unit(self.req(e, XML_ID), layer, [], target[0] if target else None,
                  target_end[0] if target_end else (target[0] if target else None), e.get("source", ""),
-                 n=e.get("n"), resp=e.get("resp"), lang=e.get(XML_LANG))
+                 n=e.get("n"), resp=e.get("resp"), lang=e.get(XML_LANG), pages=self.facs(e))
         if layer == "shu":
             u.attrs["form"] = FORM_OF.get(e.get("subtype", ""), "")
             u.attrs["how"] = "exact" if e.get("cert") == "high" else "by position"
@@ -271,6 +310,7 @@ class _Reader:
         if root.tag != f"{{{TEI_NS}}}TEI":
             raise self.fail(root, "the root element is not a TEI element in the TEI namespace")
         doc_id = self.req(root, XML_ID).removeprefix("yili.")
+        pages = self.facsimile(root)
         work, chapter, number, titles = self.chapter(root)
         folder = root.find("t:teiHeader/t:fileDesc/t:publicationStmt//t:p/t:ref[@type='corpus']", NS)
         corpus = folder.get("target", "").rstrip("/") if folder is not None else "corpus"
@@ -291,6 +331,7 @@ class _Reader:
                 w.findtext("t:note[@type='source']/t:idno", "", NS),
                 lic.text or "" if lic is not None else "", lic.get("target", "") if lic is not None else "",
                 lic_text.split(": ", 1)[1] if ": " in lic_text else "",
+                self.edition(w),
             ))
         works = [
             (b.findtext("t:title[@type='as-cited']", "", NS), b.findtext("t:title[@type='main']", "", NS),
@@ -336,7 +377,7 @@ class _Reader:
                 if ab is None or ab.get("type") not in TEXT_KEYS:
                     raise self.fail(pd, "a paragraph must open with its 经 or 记 (ab type=jing|ji)")
                 clauses = [
-                    Clause(self.req(s, XML_ID), self.num(s, "n"), self.inline(s), s.get("source", ""))
+                    Clause(self.req(s, XML_ID), self.num(s, "n"), self.inline(s), s.get("source", ""), pages=self.facs(s))
                     for s in ab.iterfind("t:seg", NS)
                 ]
                 # the clauses in the traditional witness's characters (ab subtype=hant)
@@ -357,7 +398,7 @@ class _Reader:
         return Document(doc_id, work, chapter, number, witnesses, chars, sections, normalization,
                         collation, variants, folds, works, commentators=commentators, titles=titles,
                         corpus=corpus, overrides_table=overrides, works_table=works_table,
-                        traditional=traditional)
+                        traditional=traditional, pages=pages)
 
     def chapter(self, root: etree._Element) -> tuple[str, str, int, list[str]]:
         """Work, chapter title, chapter number and the titles a reference may use, from the
@@ -396,6 +437,8 @@ def iter_tei(path: Path | str):  # type: ignore[no-untyped-def]
     seen: dict[str, int | None] = {}  # xml:id -> line of its first use
     first = True
     root_line = 1
+    front: list[bytes] = []  # the teiHeader and the facsimile, until the text starts
+    shift = last_line = 0
     etree.clear_error_log()  # the log iterparse's error carries is global: only this parse's entries
     try:
         for event, el in etree.iterparse(str(p), events=("start", "end"), resolve_entities=False, load_dtd=False,
@@ -415,13 +458,22 @@ def iter_tei(path: Path | str):  # type: ignore[no-untyped-def]
                 root_attrs = dict(el.attrib)
                 root_line = el.sourceline or 1
             elif event == "end" and el.tag == f"{{{TEI_NS}}}teiHeader":
-                root = etree.Element(f"{{{TEI_NS}}}TEI", root_attrs, nsmap={None: TEI_NS})
-                root.text = "\n"  # the teiHeader starts on line 2 of the fragment
-                root.append(etree.fromstring(etree.tostring(el, with_tail=False)))
-                etree.SubElement(etree.SubElement(root, f"{{{TEI_NS}}}text"), f"{{{TEI_NS}}}body")
-                pi = f"<?{LINES_PI} shift={max(el.sourceline - 2, 0)} root={root_line}?>".encode()
-                yield ("header", pi + etree.tostring(root))
+                head = etree.tostring(el, with_tail=False)
+                front = [head]
+                shift = max(el.sourceline - 2, 0)
+                last_line = el.sourceline + head.count(b"\n")  # the line the header ends on
                 el.clear()
+            elif event == "end" and el.tag == f"{{{TEI_NS}}}facsimile" and front and el.getparent() is not None \
+                    and el.getparent().tag == f"{{{TEI_NS}}}TEI":
+                # the pages of the cited edition go with the header (every section points to them),
+                # as many lines after it as in the file, so that the fragment's lines stay the file's
+                fx = etree.tostring(el, with_tail=False)
+                front.append(b"\n" * max(0, el.sourceline - last_line) + fx)
+                last_line = el.sourceline + fx.count(b"\n")
+                el.clear()
+            elif event == "start" and el.tag == f"{{{TEI_NS}}}text" and front:
+                yield ("header", _header_fragment(root_attrs, front, shift, root_line))
+                front = []
             elif event == "end" and el.tag == sec_tag and el.get("type") == "section":
                 try:
                     n = int(el.get("n", "0"))
@@ -436,6 +488,20 @@ def iter_tei(path: Path | str):  # type: ignore[no-untyped-def]
                     del parent[0]
     except etree.XMLSyntaxError as exc:
         raise _syntax_error(exc, str(p)) from None
+    if front:  # a TEI without a text
+        yield ("header", _header_fragment(root_attrs, front, shift, root_line))
+
+
+def _header_fragment(root_attrs: dict[str, str], front: list[bytes], shift: int, root_line: int) -> bytes:
+    """The header fragment :func:`iter_tei` yields: the root start tag, the teiHeader and the
+    facsimile (as serialised in ``front``, its line breaks kept) and an empty text/body."""
+    root = etree.fromstring(b"<TEI xmlns='" + TEI_NS.encode() + b"'>\n" + b"".join(front) + b"</TEI>",
+                            safe_parser())
+    for k, v in root_attrs.items():
+        root.set(k, v)
+    etree.SubElement(etree.SubElement(root, f"{{{TEI_NS}}}text"), f"{{{TEI_NS}}}body")
+    pi = f"<?{LINES_PI} shift={shift} root={root_line}?>".encode()
+    return pi + etree.tostring(root)
 
 
 def _fragment(data: bytes, path: str, what: str, shifts: dict[etree._Element, int]) -> tuple[etree._Element, int | None]:

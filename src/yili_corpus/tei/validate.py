@@ -5,7 +5,7 @@ Project rules:
 * every ``xml:id`` is unique;
 * the reader of :mod:`.read` reads it (what ``show``, ``search`` and ``export`` need);
 * every pointer to ``#id`` (``@target``, ``@targetEnd``, ``@corresp``, ``@wit``, ``@ref``,
-  ``@resp``, ``@source``) resolves to an ``xml:id`` of the file;
+  ``@resp``, ``@source``, ``@facs``) resolves to an ``xml:id`` of the file;
 * every section holds its 经 or 记 (a paragraph with an ``ab`` of type jing or ji and clauses);
 * the declared ``citeStructure`` resolves every section and paragraph, each to exactly one element
   (evaluated as generic XPath, with the TEI namespace as default namespace). The XPath comes from
@@ -48,7 +48,7 @@ from .core import TEI_NS, XML_ID
 from .read import parse_tei
 from .schema import load_schema
 
-POINTER_ATTRS = ("target", "targetEnd", "corresp", "wit", "ref", "resp", "source")
+POINTER_ATTRS = ("target", "targetEnd", "corresp", "wit", "ref", "resp", "source", "facs")
 CHAR_RE = re.compile(r"^([^#\s]+)#char=(\d+),(\d+)$")
 #: The corpus folder of a TEI whose header does not record one (``corpus/FILE``).
 CORPUS_PREFIX = "corpus/"

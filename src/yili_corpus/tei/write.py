@@ -10,7 +10,7 @@ from typing import Any
 
 from lxml import etree
 
-from ..document import App, Document, Glyph, Ref, Section, Unit
+from ..document import App, Document, Edition, Glyph, Page, Ref, Section, Unit
 from ..document import Paragraph as DocParagraph
 from ..layers import LAYERS
 from ..layers import name as layer_title
@@ -118,6 +118,7 @@ def _unit(parent: etree._Element, u: Unit, para_ids: list[str], overrides: str =
     attrs[XML_LANG] = u.lang or ""
     attrs["resp"] = u.resp or ""
     attrs["source"] = u.source
+    attrs["facs"] = _facs(u.pages)
     attrs["target"] = "#" + u.target if u.target else ""
     if u.target_end and u.target_end != u.target:
         attrs["targetEnd"] = "#" + u.target_end
@@ -132,13 +133,53 @@ def _unit(parent: etree._Element, u: Unit, para_ids: list[str], overrides: str =
         _inline(note, u.content)
 
 
+def _facs(pages: list[Page]) -> str:
+    """``@facs``: the surfaces (pages of the cited edition) a clause or 注 stands on."""
+    return " ".join("#" + p.id for p in pages)
+
+
+def _edition(parent: etree._Element, e: Edition) -> None:
+    """The printed edition a witness transcribes, as a ``bibl`` (docs/encoding.md, "Pages")."""
+    b = _el(parent, "bibl", {"type": "edition"})
+    _el(b, "title", {"level": "m"}, e.title)
+    _el(b, "biblScope", {"unit": "juan"}, e.juan)
+    _el(b, "title", {"level": "a"}, e.chapter)
+    if e.name:
+        _el(b, "edition", None, e.name)
+    if e.series:
+        _el(_el(b, "series"), "title", {"level": "s"}, e.series)
+    if e.publisher:
+        _el(b, "publisher", None, e.publisher)
+    if e.url:
+        _el(b, "ref", {"type": "repository", "target": e.url}, e.url)
+    if e.commit:
+        _el(b, "idno", {"type": "commit"}, e.commit)
+    if e.licence:
+        _el(_el(b, "availability"), "licence", {"target": e.licence_url}, e.licence)
+    if e.attribution:
+        _el(b, "note", {"type": "attribution"}, e.attribution)
+
+
+def _facsimile(root: etree._Element, pages: list[Page]) -> None:
+    """The pages of the cited edition: a ``surface`` each (no image: the page as a unit of
+    citation), with its number, its label and the characters of the witness file that transcribe
+    it."""
+    if not pages:
+        return
+    fx = _el(root, "facsimile")
+    for p in pages:
+        sf = _el(fx, "surface", {XML_ID: p.id, "n": p.n, "source": p.source})
+        _el(sf, "label", None, p.label)
+
+
 def _paragraph(parent: etree._Element, p: DocParagraph, index: dict[str, tuple[int, int]], all_paras: list[str],
                overrides: str = "", traditional: str = "") -> None:
     div = _el(parent, "div", {"type": "paragraph", "n": str(p.n), XML_ID: p.id,
                               "source": " ".join(sorted({"#" + b.split(":")[0] for b in p.breaks}))})
     ab = _el(div, "ab", {"type": p.layer, XML_ID: f"{p.id}.{p.layer}"})
     for c in p.clauses:
-        seg = _el(ab, "seg", {"type": "clause", "n": str(c.n), XML_ID: c.id, "source": c.source})
+        seg = _el(ab, "seg", {"type": "clause", "n": str(c.n), XML_ID: c.id, "source": c.source,
+                              "facs": _facs(c.pages)})
         _inline(seg, c.content)
     if any(c.hant for c in p.clauses):
         # the clauses in the characters of the traditional witness (text/traditional.py), beside them
@@ -215,6 +256,8 @@ def build_tree(doc: Document) -> etree._Element:
         lst = _el(we, "list", {"type": "layers"})
         for lay in w.layers:
             _el(lst, "item", {"n": lay}, layer_title(lay))
+        if w.bibl is not None:
+            _edition(we, w.bibl)
     if doc.works:
         lb = _el(sd, "listBibl", {"type": "cited-works"})
         _el(lb, "head", None, f"Works cited in the commentaries and notes, with the normalised title ({doc.works_table})")
@@ -258,6 +301,7 @@ def build_tree(doc: Document) -> etree._Element:
     lu = _el(prof, "langUsage")
     _el(lu, "language", {"ident": "lzh"}, f"文言 ({', '.join(x.name for x in LAYERS if not x.is_modern)})")
     _el(lu, "language", {"ident": "zh-Hans"}, f"现代汉语，简体 ({', '.join(x.name for x in LAYERS if x.is_modern)})")
+    _facsimile(root, doc.pages)
     text = _el(root, "text")
     body = _el(text, "body")
     all_paras = [(p.id, p.layer) for s in doc.sections for p in s.paragraphs]
