@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # types only: the steps are loaded by the pipeline, not by th
     from .sources.manifest import Manifest
     from .text.collate import Collation
     from .text.normalise import Normaliser
+    from .text.unencoded import Unencoded
 
 
 @dataclass
@@ -35,3 +36,5 @@ class BuildResult:
     zhu: list[ZhuAnchor] = field(default_factory=list)
     shu: list[ShuAnchor] = field(default_factory=list)
     stale_overrides: list[dict[str, Any]] = field(default_factory=list)
+    #: Every unencoded sequence of the witnesses, by (witness, sequence), with what it stands for.
+    unencoded: dict[tuple[str, str], Unencoded] = field(default_factory=dict)
