@@ -49,7 +49,7 @@ from ..layers import is_overlay
 from ..layers import layer as layer_of
 from ..paths import cache_dir, note_once, writable_cache_dir
 
-INDEX_VERSION = 7  # 7: sealed with a checksum (SUM_FIELDS), built without a journal
+INDEX_VERSION = 8  # 7: sealed with a checksum (SUM_FIELDS), built without a journal; 8: glyphs as read (no private-use code point)
 CLAUSE_SEP = "．"
 
 #: Where an index file keeps its checksum: the SQLite header's ``user_version`` (offset 60) and
