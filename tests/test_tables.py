@@ -23,6 +23,7 @@ from yili_corpus.tei.write import build_tree
 from yili_corpus.text.collate import load_emendations
 from yili_corpus.text.normalise import Normaliser, VariantTable, t2s_char
 from yili_corpus.text.segment import load_sections
+from yili_corpus.text.unencoded import load_pua_table
 
 from .conftest import CORPUS
 
@@ -37,6 +38,8 @@ LOADERS: dict[str, Callable[[Path, Manifest], Any]] = {
     "overrides": lambda p, m: load_overrides(p),
     "genre": lambda p, m: Genre.load(p).modern,
     "commentators": lambda p, m: load_commentators(p),
+    "pua": lambda p, m: load_pua_table(p, {s.id: s.path(m.corpus_dir).read_text(encoding="utf-8") for s in m.sources},
+                                       Normaliser(VariantTable.load(m.table("variants")))),
 }
 
 
@@ -70,7 +73,7 @@ def test_every_table_has_a_loader_here(manifest: Manifest) -> None:
 
 
 def test_every_row_says_where_it_comes_from(manifest: Manifest) -> None:
-    for name in ("variants", "works", "genre", "commentators"):
+    for name in ("variants", "works", "genre", "commentators", "pua"):
         p = manifest.table(name)
         header = next(ln for ln in p.read_text(encoding="utf-8").splitlines() if ln and not ln.startswith("#"))
         cols = header.split("\t")

@@ -35,6 +35,7 @@ from .text.collate import Collator, build_base, load_emendations
 from .text.normalise import Normaliser, VariantTable
 from .text.segment import Locator, find_sections, load_sections, reading_text, segment
 from .text.traditional import traditional_forms
+from .text.unencoded import load_pua_table, resolve_unencoded
 from .text.zhu_ends import split_runs
 
 
@@ -85,13 +86,15 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     rkey, rmap = col.reading_key_map()
     zhu: list[ZhuAnchor] = []
     shu: list[ShuAnchor] = []
+    from_zhu: dict[tuple[str, str], dict[str, object]] = {}
     # the 注 of each witness, merged into one 注 in rank order (the highest-ranked witness's
-    # reading stands; the other's differences are its apparatus)
+    # reading stands; the other's differences are its apparatus); on the way, the lower-ranked
+    # witness's unencoded characters are learned from the other's 注 (from_zhu)
     for w in sorted(manifest.witnesses_of("zhu"), key=lambda w: manifest.rank.get(w, 99)):
         if any(u.kind == "zhu" for u in parsed[w].units):
             z, s = anchor_commentary(col, parsed[w].units, norm, rkey, rmap)
             if zhu:
-                zhu, found = collate_zhu(zhu, z, norm, pua_reader(col, w))
+                zhu, found = collate_zhu(zhu, z, norm, pua_reader(col, w), from_zhu)
                 problems.extend(found)
             else:
                 zhu = z
@@ -116,8 +119,12 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
                              "reason": f"疏 block {sa.block} resolved {sa.how}: {sa.reason}"})
     hant = manifest.traditional
     trad = traditional_forms(col, parsed, hant, norm) if hant else None
+    # 6. what every unencoded sequence stands for: the collations, then corpus/pua.tsv
+    table = (load_pua_table(manifest.table("pua"), {w: p.text for w, p in parsed.items()}, norm)
+             if "pua" in manifest.tables else [])
+    unencoded = resolve_unencoded(parsed, col.pua, from_zhu, table, norm)
     result = BuildResult(manifest, parsed, norm, col, sections, translations, notes, coverage, unplaced,
-                         zhu, shu, stale, trad)
+                         zhu, shu, stale, trad, unencoded)
     section_layers(result)
     return result
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # types only: the steps are loaded by the pipeline, not by th
     from .text.collate import Collation
     from .text.normalise import Normaliser
     from .text.traditional import Traditional
+    from .text.unencoded import Unencoded
 
 
 @dataclass
@@ -38,3 +39,5 @@ class BuildResult:
     stale_overrides: list[dict[str, Any]] = field(default_factory=list)
     #: the traditional forms of the reading text (from the manifest's traditional witness)
     traditional: Traditional | None = None
+    #: Every unencoded sequence of the witnesses, by (witness, sequence), with what it stands for.
+    unencoded: dict[tuple[str, str], Unencoded] = field(default_factory=dict)

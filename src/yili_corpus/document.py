@@ -16,8 +16,9 @@ from .layers import KEYS
 
 @dataclass
 class Glyph:
-    """A character a witness wrote with private-use code points (``text``), declared in the
-    header as ``chars[ref]`` (with what it stands for, when the collation learned it)."""
+    """A character a witness wrote with private-use code points (``text``: diplomatic), declared
+    in the header as ``chars[ref]`` with what it stands for when that is known; a reader is shown
+    :func:`glyph_text`, never ``text``."""
 
     ref: str
     text: str
@@ -88,15 +89,25 @@ def plain(content: list[Any]) -> str:
     return "".join(out)
 
 
+#: What a reader sees for a glyph whose character is not known (U+3013 GETA MARK).
+UNRESOLVED_MARK = "\u3013"
+
+
+def glyph_text(g: Glyph, chars: dict[str, CharDecl]) -> str:
+    """A glyph as a reader reads it: the character its declaration maps it to, else 〓 (a
+    private-use code point never reaches a reader)."""
+    c = chars.get(g.ref)
+    return c.character if c is not None and c.character else UNRESOLVED_MARK
+
+
 def readable(content: list[Any], chars: dict[str, CharDecl]) -> str:
-    """Like :func:`plain`, but a glyph whose character is known is given as that character."""
+    """Like :func:`plain`, but every glyph as a reader reads it (:func:`glyph_text`)."""
     out = []
     for x in content:
         if isinstance(x, str):
             out.append(x)
         elif isinstance(x, Glyph):
-            c = chars.get(x.ref)
-            out.append(c.character if c and c.character else x.text)
+            out.append(glyph_text(x, chars))
         elif isinstance(x, Ref):
             out.append(x.text)
         else:

@@ -190,8 +190,28 @@ def to_tei(tei_path: Path, sections: list[int], layers: list[str]) -> str:
                 e.set(a, " ".join(kept))
             else:
                 del e.attrib[a]
+    _readable_glyphs(root, t)
     indent(root)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8").decode("utf-8") + "\n"
+
+
+def _readable_glyphs(root: Any, t: str) -> None:
+    """No private-use code point in an export: each ``<g>`` holds the character a reader reads
+    (its declaration's standard mapping, else 〓), and each declaration gives its code points as
+    ``<localProp name="codepoints" value="U+E07D"/>`` instead of the PUA mapping."""
+    from .document import UNRESOLVED_MARK
+    from .model import codepoints
+    from .tei.core import XML_ID
+
+    std: dict[str, str] = {}
+    for c in root.iterfind(f".//{t}charDecl/{t}char"):
+        std[c.get(XML_ID, "")] = c.findtext(f"{t}mapping[@type='standard']") or UNRESOLVED_MARK
+        for m in c.findall(f"{t}mapping[@type='PUA']"):
+            prop = etree.Element(f"{t}localProp", {"name": "codepoints", "value": codepoints(m.text or "")})
+            prop.tail = m.tail
+            c.replace(m, prop)
+    for g in root.iter(f"{t}g"):
+        g.text = std.get((g.get("ref") or "").lstrip("#"), UNRESOLVED_MARK)
 
 
 def render(doc: Document, tei_path: Path, fmt: str, sections: list[int], layers: list[str] | None) -> str:

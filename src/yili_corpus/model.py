@@ -52,6 +52,32 @@ def is_private_use(ch: str) -> bool:
     return 0xE000 <= o <= 0xF8FF or 0xF0000 <= o <= 0x10FFFF
 
 
+def codepoints(seq: str) -> str:
+    """A sequence for a reader: private-use code points by number, other characters as themselves
+    (``U+E3AB U+E4A4``, ``U+E4B6 付``)."""
+    return " ".join(f"U+{ord(c):04X}" if is_private_use(c) else c for c in seq)
+
+
+def parse_codepoints(s: str) -> str | None:
+    """The sequence :func:`codepoints` names (its inverse), or None if a token is neither
+    ``U+XXXX`` nor one character, or the first is not a private-use code point."""
+    out = []
+    for tok in s.split():
+        if tok.startswith("U+") and 4 <= len(tok) - 2 <= 6:
+            try:
+                n = int(tok[2:], 16)
+            except ValueError:
+                return None
+            if n > 0x10FFFF:
+                return None
+            out.append(chr(n))
+        elif len(tok) == 1:
+            out.append(tok)
+        else:
+            return None
+    return "".join(out) if out and is_private_use(out[0]) else None
+
+
 def count_text_chars(s: str) -> int:
     """Number of text characters (see :func:`is_text_char`) in ``s``."""
     return sum(1 for c in s if is_text_char(c))

@@ -185,6 +185,7 @@ def report_json(r: BuildResult) -> dict[str, Any]:
             for s in restored
         ],
         "placeholders": col.pua,
+        "unencoded": [v.to_dict() for v in r.unencoded.values()],
         "translation": [
             {"source": t.unit.source, "line": t.unit.line, "confidence": t.confidence,
              "section": loc.at(col.base.clauses[t.first][0])[0].n,
@@ -220,19 +221,17 @@ def format_report(r: BuildResult) -> str:
     lines.append("")
     lines.append(f"Collation: {len(var)} variants and emendations, {len(res)} restored characters")
     for s in var:
-        rd = "; ".join(f"{x.wit} {x.text or '∅'}" for x in s.readings)
-        lines.append(f"  §{s.section} {s.kind}: {s.lem} ← {rd} — {s.rule}")
+        rd = "; ".join(f"{x.wit} {_show(x.text)}" for x in s.readings)
+        lines.append(f"  §{s.section} {s.kind}: {_show(s.lem)} ← {rd} — {s.rule}")
     for s in res:
         rd = "; ".join(f"{x.wit} {_show(x.text)} [{x.status}]" for x in s.readings)
         lines.append(f"  §{s.section} restored {s.lem}: {rd}")
     for x in col.superseded:
         lines.append(f"  emendation of {x['file']}:{x['line']} ({x['corr']}) not applied: "
                      f"{', '.join(map(str, x['witnesses']))} read it; the collation decides there")
-    if col.pua:
+    if r.unencoded:
         lines.append("")
-        lines.append("Unencoded characters learned from the collation")
-        for v in col.pua.values():
-            lines.append(f"  {v['witness']} {v['codepoints']} = {v['character']} ({v['count']}×)")
+        lines.extend(format_unencoded(r))
     low = [t for t in r.translations if t.confidence < LOW_CONFIDENCE]
     lines.append("")
     lines.append(f"Translation paragraphs: {len(r.translations)} placed "
@@ -247,6 +246,25 @@ def format_report(r: BuildResult) -> str:
         for u in r.unplaced:
             lines.append(f"  {u['source']} line {u['line']}: {u['reason']}")
     return "\n".join(lines)
+
+
+def format_unencoded(r: BuildResult) -> list[str]:
+    """The report's "Unencoded characters": every private-use sequence of the witnesses, what it
+    stands for and how that was found, and those that nothing resolves (shown as 〓)."""
+    from .text.unencoded import UNRESOLVED_MARK
+
+    vals = list(r.unencoded.values())
+    open_ = [v for v in vals if v.character is None]
+    lines = [f"Unencoded characters: {len(vals)} private-use sequence(s), {len(vals) - len(open_)} resolved, "
+             f"{len(open_)} unresolved (shown as {UNRESOLVED_MARK})"]
+    for v in vals:
+        if v.character is None:
+            continue
+        lines.append(f"  {v.witness} {v.codepoints} = {v.character} ({len(v.places)}×) — {v.how}: {v.evidence}")
+    for v in open_:
+        lines.append(f"  unresolved: {v.witness} {v.codepoints} ({len(v.places)}×, line:col "
+                     f"{', '.join(v.places)}) — no collation reads it and the private-use table ([tables] pua) has no row")
+    return lines
 
 
 def _show(s: str) -> str:

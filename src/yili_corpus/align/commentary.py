@@ -265,7 +265,9 @@ def _resolve_jing(
 
 
 def collate_zhu(first: list[ZhuAnchor], second: list[ZhuAnchor], norm: Normaliser,
-                sub: Callable[[str], str] = lambda k: k) -> tuple[list[ZhuAnchor], list[dict[str, object]]]:
+                sub: Callable[[str], str] = lambda k: k,
+                learned: dict[tuple[str, str], dict[str, object]] | None = None,
+                ) -> tuple[list[ZhuAnchor], list[dict[str, object]]]:
     """One 注 from two witnesses: each 注 of ``second`` (a lower-ranked witness) is matched to the
     注 of ``first`` that stands at the same place of the 经 (its span ends within
     :data:`ZHU_POINT_SLACK` characters of the other's) and says nearly the same (keys at least
@@ -274,14 +276,18 @@ def collate_zhu(first: list[ZhuAnchor], second: list[ZhuAnchor], norm: Normalise
     (script, variant forms and punctuation do not count) and every difference is a site, whose
     reading is the higher-ranked witness's (two witnesses: no majority). ``sub`` reads the second
     witness's unencoded characters. A 注 that only one witness has stays as it is and is reported.
+
+    With ``learned`` (a dict, filled in place), the unencoded sequences of the second witness are
+    learned from the pairs first (:func:`learn_unencoded`: one sequence where the other reads one
+    character) and read as those characters, so that they are no difference.
     Returns the 注 of both, merged, and the report lines."""
     report: list[dict[str, object]] = []
     taken: set[int] = set()
     out = list(first)
     keys = {id(z): norm.key_map(z.unit.text, _skips(z.unit)) for z in first}
+    pairs: list[tuple[ZhuAnchor, ZhuAnchor, float]] = []
     for z in second:
-        k2, i2 = norm.key_map(z.unit.text, _skips(z.unit))
-        k2 = sub(k2) if len(sub(k2)) == len(k2) else k2
+        k2, _i2 = _second_key(z, norm, sub)
         best: tuple[float, ZhuAnchor] | None = None
         for f in first:
             if id(f) in taken or abs(f.span.end - z.span.end) > ZHU_POINT_SLACK:
@@ -300,12 +306,99 @@ def collate_zhu(first: list[ZhuAnchor], second: list[ZhuAnchor], norm: Normalise
             report.append({"source": z.unit.source, "line": z.unit.line,
                            "reason": f"注 {z.unit.text[:12]}… has no counterpart in the higher-ranked witness"})
             continue
-        r, f = best
-        taken.add(id(f))
+        taken.add(id(best[1]))
+        pairs.append((best[1], z, best[0]))
+    if learned is not None:
+        learned.update(learn_unencoded([(f.unit, z.unit) for f, z, _r in pairs], norm, sub))
+        sub = _reading(sub, learned, norm)
+    for f, z, r in pairs:
         k1, i1 = keys[id(f)]
+        k2, i2 = _second_key(z, norm, sub)
         f.other, f.similarity = z.unit, round(r, 3)
         f.sites = _zhu_sites(k1, i1, f.unit.text, k2, i2, z.unit.text, f.unit.source)
     return sorted(out, key=lambda z: (z.span.end, z.unit.source)), report
+
+
+def _second_key(z: ZhuAnchor, norm: Normaliser, sub: Callable[[str], str]) -> tuple[str, list[int]]:
+    """The key of the second witness's 注 with its unencoded sequences read (when that keeps
+    one key character per offset)."""
+    k2, i2 = norm.key_map(z.unit.text, _skips(z.unit))
+    s = sub(k2)
+    return (s if len(s) == len(k2) else k2), i2
+
+
+def _reading(sub: Callable[[str], str], learned: dict[tuple[str, str], dict[str, object]],
+             norm: Normaliser) -> Callable[[str], str]:
+    """``sub``, then the learned sequences as the keys of their characters."""
+    table = sorted(((seq, norm.key(str(v["character"]))) for (_w, seq), v in learned.items()),
+                   key=lambda kv: -len(kv[0]))
+
+    def read(key: str) -> str:
+        key = sub(key)
+        for seq, ch in table:
+            key = key.replace(seq, ch)
+        return key
+
+    return read
+
+
+def learn_unencoded(pairs: list[tuple[SourceUnit, SourceUnit]], norm: Normaliser,
+                    sub: Callable[[str], str] = lambda k: k) -> dict[tuple[str, str], dict[str, object]]:
+    """What the unencoded sequences of the second unit of each pair stand for, learned where the
+    two keys differ only there: a run of private-use code points in the second against exactly
+    one character in the first, which is taken in the form the first witness writes it. A
+    sequence read as different characters at different places (different keys) is not learned.
+    Returns ``{(witness, sequence): {"character", "count", "evidence"}}``."""
+    from ..model import is_private_use
+
+    seen: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for a, b in pairs:
+        k1, i1 = norm.key_map(a.text, _skips(a))
+        k2, i2 = norm.key_map(b.text, _skips(b))
+        s = sub(k2)
+        k2 = s if len(s) == len(k2) else k2
+        sm = difflib.SequenceMatcher(None, k1, k2, autojunk=False)
+        for tag, a1, a2, b1, b2 in sm.get_opcodes():
+            if tag != "replace" or a2 - a1 != 1 or not all(is_private_use(c) for c in k2[b1:b2]):
+                continue
+            x, y = i2[b1], i2[b2 - 1] + 1
+            seq = b.text[x:y]
+            if seq != k2[b1:b2]:
+                continue  # not one run in the text (something stands between the code points)
+            ch = a.text[i1[a1]]
+            where = (f"{b.source} line {_line_at(b, x)} {_context(b.text, x, y)} against "
+                     f"{a.source} line {_line_at(a, i1[a1])} {_context(a.text, i1[a1], i1[a1] + 1)}")
+            seen.setdefault((b.source, seq), []).append((ch, where))
+    out: dict[tuple[str, str], dict[str, object]] = {}
+    for k, got in seen.items():
+        if len({norm.key(c) for c, _w in got}) != 1:
+            continue
+        out[k] = {"character": got[0][0], "count": len(got),
+                  "evidence": f"{len(got)} place(s) in the 注 where the other witness reads {got[0][0]}: "
+                              + "; ".join(w for _c, w in got)}
+    return out
+
+
+def _line_at(u: SourceUnit, off: int) -> int:
+    """The file line of offset ``off`` of a unit's text."""
+    return u.line + u.text.count("\n", 0, off)
+
+
+def _context(text: str, i: int, j: int, width: int = 3) -> str:
+    """``text[i:j]`` with ``width`` text characters either side, layout marks and punctuation
+    dropped, private-use code points as 〓 (for evidence notes)."""
+    from ..model import GETA, is_private_use, is_text_char
+    from ..text.normalise import without_layout
+
+    def chars(s: str) -> str:
+        return "".join(GETA if is_private_use(c) else c for c in without_layout(s) if is_text_char(c))
+
+    left = chars(text[max(0, i - 4 * width) : i])[-width:]
+    right = chars(text[j : j + 4 * width])[:width]
+    mid = "".join(GETA if is_private_use(c) else c for c in text[i:j])
+    if all(c == GETA for c in mid):
+        mid = GETA
+    return left + mid + right
 
 
 #: How far apart (in characters of the 经) two witnesses' places of one 注 may be.

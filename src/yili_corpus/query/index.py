@@ -51,8 +51,8 @@ from ..layers import layer as layer_of
 from ..paths import cache_dir, note_once, writable_cache_dir
 
 # 7: sealed with a checksum (SUM_FIELDS), built without a journal; 8: pages; 9: a traditional
-# witness's 注 indexed in simplified characters
-INDEX_VERSION = 9
+# witness's 注 indexed in simplified characters; 10: glyphs as read (no private-use code point)
+INDEX_VERSION = 10
 CLAUSE_SEP = "．"
 
 #: Where an index file keeps its checksum: the SQLite header's ``user_version`` (offset 60) and

@@ -26,10 +26,11 @@ from ..document import (
     Witness,
 )
 from ..layers import KEYS
-from ..model import SourceUnit, is_private_use
+from ..model import SourceUnit
 from ..text.normalise import without_layout
 from ..text.pages import PageBreaks, clause_pages
 from ..text.segment import Locator
+from ..text.unencoded import Unencoded, sequences
 
 if TYPE_CHECKING:  # the build's result, passed in by the pipeline
     from ..build_result import BuildResult
@@ -96,60 +97,42 @@ class _Pointers:
 
 
 class _Glyphs:
-    """Private-use sequences → glyphs declared in the header."""
+    """Unencoded sequences → glyphs declared in the header, with what each stands for
+    (:func:`~yili_corpus.text.unencoded.resolve_unencoded`); ``count`` is how often the document
+    writes it."""
 
     def __init__(self, r: BuildResult) -> None:
         self.decls: dict[str, CharDecl] = {}
-        self.learned: dict[str, list[tuple[str, str]]] = {}
-        for v in r.collation.pua.values():
-            seq = v["sequence"]
-            if not any(is_private_use(c) for c in seq):
-                continue  # a placeholder such as 〓 is not a glyph of the witness
-            cid = self.cid(v["witness"], seq)
-            self.decls[cid] = CharDecl(
-                cid, v["witness"], seq, v["character"], int(v["count"]),
-                f"learned from the collation: {v['count']} place(s) where the other witnesses read {v['character']}",
-            )
-            self.learned.setdefault(v["witness"], []).append((seq, cid))
-        for lst in self.learned.values():
-            lst.sort(key=lambda x: -len(x[0]))
+        self.known: dict[str, list[str]] = {}
+        for (wit, seq), v in r.unencoded.items():
+            self.decls[self.cid(wit, seq)] = CharDecl(self.cid(wit, seq), wit, seq, v.character, 0, v.note)
+            self.known.setdefault(wit, []).append(seq)
+        for lst in self.known.values():
+            lst.sort(key=lambda s: -len(s))
 
     @staticmethod
     def cid(wit: str, seq: str) -> str:
-        return wit + "-" + "-".join(f"{ord(c):04X}" if is_private_use(c) else f"{ord(c):04X}" for c in seq)
+        return wit + "-" + "-".join(f"{ord(c):04X}" for c in seq)
+
+    def used(self) -> list[CharDecl]:
+        """The declarations of the sequences the document writes."""
+        return sorted((c for c in self.decls.values() if c.count), key=lambda c: c.id)
 
     def split(self, wit: str, text: str) -> list[str | Glyph]:
         """``text`` as plain strings and glyphs."""
         out: list[str | Glyph] = []
-        buf: list[str] = []
         i = 0
-        learned = self.learned.get(wit, [])
-        while i < len(text):
-            hit = None
-            for seq, cid in learned:
-                if text.startswith(seq, i):
-                    hit = (seq, cid)
-                    break
-            if hit is None and is_private_use(text[i]):
-                seq = text[i]
-                cid = self.cid(wit, seq)
-                if cid not in self.decls:
-                    self.decls[cid] = CharDecl(cid, wit, seq, None, 0, "not identified: no other witness reads this place")
-                hit = (seq, cid)
-            if hit is None:
-                buf.append(text[i])
-                i += 1
-                continue
-            if buf:
-                out.append("".join(buf))
-                buf = []
-            seq, cid = hit
-            if self.decls[cid].character is None:
-                self.decls[cid].count += 1
+        for off, seq in sequences(text, self.known.get(wit, [])):
+            if off > i:
+                out.append(text[i:off])
+            cid = self.cid(wit, seq)
+            if cid not in self.decls:  # not in the units the build read (cannot happen for a unit's text)
+                self.decls[cid] = CharDecl(cid, wit, seq, None, 0, Unencoded(wit, seq, None).note)
+            self.decls[cid].count += 1
             out.append(Glyph(cid, seq))
-            i += len(seq)
-        if buf:
-            out.append("".join(buf))
+            i = off + len(seq)
+        if i < len(text):
+            out.append(text[i:])
         return out
 
 
@@ -355,7 +338,7 @@ def to_document(r: BuildResult) -> Document:
                 attribution=s.attribution, bibl=edition_of(s))
         for s in m.sources
     ]
-    chars = sorted(gl.decls.values(), key=lambda c: c.id)
+    chars = gl.used()
     vt = r.norm.variants
     variants = [(f, vt.fold[f], vt.seen[f]) for f in vt.fold]
     works = load_works(m.table("works")) if "works" in m.tables else []

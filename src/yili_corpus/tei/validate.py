@@ -102,18 +102,22 @@ class Problem:
         return f"{self.file}:{self.line}: {self.message}" if self.line else f"{self.file}: {self.message}"
 
 
-def _text(e: etree._Element, base_wit: str | None = None) -> str:
-    """The text of an element; with ``base_wit``, an app is read as that witness's reading."""
+def _text(e: etree._Element, base_wit: str | None = None, glyphs: dict[str, str] | None = None) -> str:
+    """The text of an element; with ``base_wit``, an app is read as that witness's reading; with
+    ``glyphs``, a ``<g>`` is read as the code points its declaration says the witness wrote
+    (an export writes the character a reader reads inside it)."""
     out = [e.text or ""]
     for c in e:
         name = etree.QName(c).localname
         if name == "app" and base_wit:
             rdg = next((r for r in c.findall(f"{{{TEI_NS}}}rdg") if r.get("wit") == "#" + base_wit), None)
-            out.append(_text(rdg) if rdg is not None else "")
+            out.append(_text(rdg, None, glyphs) if rdg is not None else "")
         elif name == "gap":
             pass
+        elif name == "g" and glyphs is not None and (c.get("ref") or "").lstrip("#") in glyphs:
+            out.append(glyphs[(c.get("ref") or "").lstrip("#")])
         else:
-            out.append(_text(c, base_wit))
+            out.append(_text(c, base_wit, glyphs))
         out.append(c.tail or "")
     return "".join(out)
 
@@ -470,6 +474,7 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
         return text[a:b]
 
     t = f"{{{TEI_NS}}}"
+    glyphs = _declared_glyphs(root)
     for w in root.iterfind(f".//{t}listWit/{t}witness"):
         ref, idno = w.find(f"{t}ref"), w.findtext(f"{t}idno", "")
         if ref is None:
@@ -510,7 +515,7 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
                 continue
         if name == "seg" and typ == "clause":
             base_wit = src[0].lstrip("#") if src and src[0].startswith("#") else None
-            got = _text(e, base_wit)
+            got = _text(e, base_wit, glyphs)
         elif name == "ab" and typ == "trans":
             got = "".join(s.text or "" for s in e.findall(f"{t}seg"))
             want = "".join(want.split())
@@ -520,7 +525,7 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
                 continue  # its parts carry their own pointers
             # a note with an apparatus (a 注 of two witnesses) quotes its own witness's reading
             wit = src[0].lstrip("#") if name == "note" and src and src[0].startswith("#") else None
-            got = _text(e, wit)
+            got = _text(e, wit, glyphs)
         else:
             continue
         if got != want and got != without_layout(want):  # a unit over several lines of a mandoku file
@@ -528,6 +533,23 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
             probs.append(Problem(path, e.sourceline, f"<{name} type={typ!r}>{unit} does not quote {ptrs[0]}: "
                                  f"{got[:16]!r} ≠ {want[:16]!r}"))
     return probs
+
+
+def _declared_glyphs(root: etree._Element) -> dict[str, str]:
+    """The code points each ``<char>`` of the header says its witness wrote: its PUA mapping, or
+    (in an export) its ``localProp name="codepoints"``."""
+    from ..model import parse_codepoints
+
+    t = f"{{{TEI_NS}}}"
+    out: dict[str, str] = {}
+    for c in root.iterfind(f".//{t}charDecl/{t}char"):
+        seq = c.findtext(f"{t}mapping[@type='PUA']")
+        if not seq:
+            prop = c.find(f"{t}localProp[@name='codepoints']")
+            seq = parse_codepoints(prop.get("value", "")) if prop is not None else None
+        if seq:
+            out[c.get(XML_ID, "")] = seq
+    return out
 
 
 def validate_file(path: Path | str, schema: str | Path | None = None, use_schema: bool = True,
