@@ -112,7 +112,7 @@ def test_jieba_is_not_imported_without_word() -> None:
 def test_show_16_prints_jing_zhu_and_shu() -> None:
     r = yili("show", "16")
     assert r.exit_code == 0
-    assert "经  司射不释弓矢．遂以比三耦于堂西" in r.output
+    assert "经  司射不释弓矢\u3000遂以比三耦于堂西" in r.output  # clauses apart, no ． (w001's mark)
     assert "注 [7]  比，选次其才相近者也。" in r.output
     assert "疏 [1–7]  [疏]“司射”至“子射”。" in r.output
     j = js("show", "16")

@@ -117,7 +117,7 @@ class Passage:
         return {"ref": str(self.ref), "section": self.section.n, "title": self.section.title, "layers": layers}
 
     def to_text(self) -> str:
-        """The passage for the terminal: each paragraph's 经/记 (clauses joined by ．), its 注
+        """The passage for the terminal: each paragraph's 经/记 (clauses joined by an ideographic space), its 注
         (with the number of the clause each follows), then 疏, notes and translation (with the
         clauses each is attached to)."""
         work = f"《{self.doc.work}·{self.doc.chapter}》"
