@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # types only: the steps are loaded by the pipeline, not by th
     from .align.notes import NoteAnchor
     from .model import ParsedSource, Section
     from .sources.manifest import Manifest
+    from .text.clauses import ClauseDivision
     from .text.collate import Collation
     from .text.normalise import Normaliser
 
@@ -35,3 +36,8 @@ class BuildResult:
     zhu: list[ZhuAnchor] = field(default_factory=list)
     shu: list[ShuAnchor] = field(default_factory=list)
     stale_overrides: list[dict[str, Any]] = field(default_factory=list)
+    #: the clause division (:mod:`yili_corpus.text.clauses`): the evidence where it differs from
+    #: the base witness's ．
+    division: ClauseDivision | None = None
+    #: the clause ids of the base witness's division that moved (old, new, change, text)
+    moved_ids: list[dict[str, Any]] = field(default_factory=list)
