@@ -86,7 +86,7 @@ def test_report_header_and_pointers_name_the_copys_own_witnesses_and_files(copy:
     assert doc.titles == ["乡饮酒礼", "鄉飲酒禮", "乡饮酒"]
     assert "collated from bw (the base, complete), sk, zs, pg, jy and nt" in doc.collation
     assert "witness rank of yinjiu-src/manifest.toml (sk, zs, pg, jy, nt, bw)" in doc.collation
-    assert "Clauses are bw's" in doc.collation
+    assert "Clauses are divided by the evidence of the witnesses (segmentation)" in doc.collation
     # the 注/疏 counts come from the witnesses whose layers hold zhu and shu (sk: 注; zs: 注 and 疏)
     data = json.loads(report)
     layers = {s["n"]: s["layers"] for s in data["sections"]}

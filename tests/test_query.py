@@ -112,10 +112,10 @@ def test_jieba_is_not_imported_without_word() -> None:
 def test_show_16_prints_jing_zhu_and_shu() -> None:
     r = yili("show", "16")
     assert r.exit_code == 0
-    assert "经  司射不释弓矢．遂以比三耦于堂西" in r.output
+    assert "经  司射不释弓矢\u3000遂以比三耦于堂西" in r.output  # clauses apart, no ． (w001's mark)
     # the 注 is the 四库 copy's (unpunctuated), in simplified characters by default
-    assert "注 [7]  比选次其才相近者也古文曰某从于子" in r.output
-    assert "疏 [1–7]  [疏]“司射”至“子射”。" in r.output
+    assert "注 [8]  比选次其才相近者也古文曰某从于子  〔葉25b〕" in r.output
+    assert "疏 [1–8]  [疏]“司射”至“子射”。" in r.output
     j = js("show", "16")
     assert j["section"] == 16 and j["title"] == "比三耦" and set(j["layers"]) >= {"jing", "zhu", "shu"}
     z = j["layers"]["zhu"][0]

@@ -261,14 +261,23 @@ def _align(r: BuildResult, paras: list[list[str]], ordered: bool,
                                          params=params or translation.PARAMS)
 
 
+#: The gap case: w002's line and the sentence after which it is cut (see below).
+GAP_CASE = (148, 3)
+
+
 def test_gap_filling_moves_an_isolated_paragraph_into_its_gap(
-    built: BuildResult, params: translation.AlignerParams | None = None
+    built: BuildResult, params: translation.AlignerParams | None = None, case: tuple[int, int] = GAP_CASE
 ) -> None:
     """A user's translation in no order (as ``yili import translation`` takes it): w002's
-    paragraphs of sections 1–12 as they stand, but line 154 cut in two after its ninth sentence
-    and both parts' sentences joined in pairs. The first part renders 一人举觯 (section 9, gold
-    C228–246); on its words alone it fits 二人举觯 far below, away from every other paragraph, and
-    gap filling moves it into the hole the others leave."""
+    paragraphs of sections 1–12 as they stand, but line 148 cut in two after its third sentence
+    and both parts' sentences joined in pairs. The first part (有司把脯醢进置席前 …) renders
+    荐脯醢 and 设折俎 of 主人献宾 (section 5); on its words alone it fits 司马献获者 (section 34)
+    far below, where they come again, away from every other paragraph, and gap filling moves it
+    into the hole the others leave. (The case was line 154 cut
+    after its ninth sentence, 一人举觯, which fitted 二人举觯 in section 46; since the aligner's
+    windows follow the paragraph's length in characters, not in clauses, it is placed in section 9
+    directly: :func:`test_an_isolated_paragraph_that_reads_like_another_is_placed`.)"""
+    cut_line, k = case
     gold = load_gold()
     sec = _section_of(built)
     w002 = _w002(built)
@@ -276,24 +285,30 @@ def test_gap_filling_moves_an_isolated_paragraph_into_its_gap(
     parts: list[tuple[int, range]] = []  # (line, gold sentence numbers) of each paragraph
     for line in sorted(w002):
         ss = w002[line]
-        cuts = [range(1, 10), range(10, len(ss) + 1)] if line == 154 else [range(1, len(ss) + 1)]
+        cuts = [range(1, k + 1), range(k + 1, len(ss) + 1)] if line == cut_line else [range(1, len(ss) + 1)]
         for cut in cuts:
             mine = ss[cut.start - 1:cut.stop - 1]
-            paras.append(["".join(mine[i:i + 2]) for i in range(0, len(mine), 2)] if line == 154 else mine)
+            paras.append(["".join(mine[i:i + 2]) for i in range(0, len(mine), 2)] if line == cut_line else mine)
             parts.append((line, cut))
     res = _align(built, paras, ordered=False, params=params)
     placed = {ap.index: {_clause_no(built, c) for lk in ap.links for c in lk.clauses} for ap in res}
-    head = parts.index((154, range(1, 10)))
-    want = {c for ln, s, c in gold if ln == 154 and s in range(1, 10)}
-    assert {sec[c] for c in placed[head]} == {9}, sorted(placed[head])
+    head = parts.index((cut_line, range(1, k + 1)))
+    want = {c for ln, s, c in gold if ln == cut_line and s in range(1, k + 1)}
+    assert {sec[c] for c in placed[head]} == {sec[c] for c in want}, sorted(placed[head])
     assert len(placed[head] & want) >= 0.9 * len(want)
     # the others stay where the gold puts them (but line 153, one sentence, 主人持空爵下堂，把爵放置
     # 篚中, that fits several places: docs/alignment.md)
-    for k, (line, cut) in enumerate(parts):
+    for j, (line, cut) in enumerate(parts):
         if line == 153:
             continue
-        got = placed.get(k, set())
+        got = placed.get(j, set())
         assert len(got & {c for ln, s, c in gold if ln == line and s in cut}) >= 0.8 * len(got), (line, cut)
+
+
+def test_an_isolated_paragraph_that_reads_like_another_is_placed(built: BuildResult) -> None:
+    """Line 154 cut after its ninth sentence: the first part renders 一人举觯 (section 9, gold
+    C228–246) and reads much like 二人举觯 (section 46); it is placed in section 9."""
+    test_gap_filling_moves_an_isolated_paragraph_into_its_gap(built, case=(154, 9))
 
 
 @pytest.mark.parametrize(("note_line", "into", "after"), [(3, 143, 3), (65, 148, 6)])

@@ -1,4 +1,5 @@
-"""The build: sources → parse → normalise → collate → align (paragraph level) → segment → output.
+"""The build: sources → parse → normalise → collate (clause division) → align (paragraph level) →
+segment → output.
 
 ``run_build`` runs the steps in order and returns everything they made (a
 :class:`~yili_corpus.build_result.BuildResult`); ``tei_bytes`` gives its TEI and ``write_outputs``
@@ -10,6 +11,7 @@ reports in :mod:`yili_corpus.report` (``format_report``, ``report_json``, ``alig
 from __future__ import annotations
 
 import bisect
+from dataclasses import replace
 from pathlib import Path
 
 from .align.commentary import ShuAnchor, ZhuAnchor, anchor_commentary, collate_zhu, pua_reader
@@ -31,6 +33,7 @@ from .report import (
 from .sources.manifest import load_manifest, parse_all
 from .tei.assemble import to_document
 from .tei.write import to_bytes
+from .text.clauses import ClauseDivider, moved_ids
 from .text.collate import Collator, build_base, load_emendations
 from .text.normalise import Normaliser, VariantTable
 from .text.segment import Locator, find_sections, load_sections, reading_text, segment
@@ -62,7 +65,10 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
             p = parsed[s.id]
             parsed[s.id] = type(p)(p.id, p.path, p.text, [u for u in p.units if u.kind not in s.held], p.noise)
     emend = load_emendations(manifest.table("emendations"))
-    col = Collator(parsed, manifest.base, manifest.rank, norm, emend).run()
+    # 3b. the clause division from the evidence of every witness, before the sites are cut
+    fragmentary = frozenset(s.id for s in manifest.sources if s.id != manifest.base)
+    divider = ClauseDivider(parsed, fragmentary)
+    col = Collator(parsed, manifest.base, manifest.rank, norm, emend).run(divider.divide)
     rows = load_sections(manifest.table("sections"))
     rk, rm = col.reading_key_map()
     starts = find_sections(rows, rk, norm, str(manifest.table("sections")), rm)
@@ -79,9 +85,15 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     breaks: dict[int, list[str]] = {}
     for t in translations:
         breaks.setdefault(col.base.clauses[t.first][0], []).append(f"{t.unit.source}:trans")
-    fragmentary = frozenset(s.id for s in manifest.sources if s.id != manifest.base)
+    # the ids the base witness's own clauses would have, to list those that moved
+    division = divider.result
+    assert division is not None
+    base_col = replace(col, base=replace(col.base, clauses=division.base_clauses))
+    base_sections = segment(base_col, rows, norm, manifest.chapter_id, str(manifest.table("sections")),
+                            breaks, fragmentary)
     sections = segment(col, rows, norm, manifest.chapter_id, str(manifest.table("sections")),
                        breaks, fragmentary)
+    moved = moved_ids(base_sections, sections)
     # 5. anchor 注, 疏 and notes on the reading text
     rkey, rmap = col.reading_key_map()
     zhu: list[ZhuAnchor] = []
@@ -124,7 +136,7 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
              if "pua" in manifest.tables else [])
     unencoded = resolve_unencoded(parsed, col.pua, from_zhu, table, norm)
     result = BuildResult(manifest, parsed, norm, col, sections, translations, notes, coverage, unplaced,
-                         zhu, shu, stale, trad, unencoded)
+                         zhu, shu, stale, trad, unencoded, division, moved)
     section_layers(result)
     return result
 

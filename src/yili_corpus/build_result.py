@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # types only: the steps are loaded by the pipeline, not by th
     from .align.notes import NoteAnchor
     from .model import ParsedSource, Section
     from .sources.manifest import Manifest
+    from .text.clauses import ClauseDivision
     from .text.collate import Collation
     from .text.normalise import Normaliser
     from .text.traditional import Traditional
@@ -41,3 +42,8 @@ class BuildResult:
     traditional: Traditional | None = None
     #: Every unencoded sequence of the witnesses, by (witness, sequence), with what it stands for.
     unencoded: dict[tuple[str, str], Unencoded] = field(default_factory=dict)
+    #: the clause division (:mod:`yili_corpus.text.clauses`): the evidence where it differs from
+    #: the base witness's ．
+    division: ClauseDivision | None = None
+    #: the clause ids of the base witness's division that moved (old, new, change, text)
+    moved_ids: list[dict[str, Any]] = field(default_factory=list)

@@ -364,6 +364,18 @@ class CharDecl:
 
 
 @dataclass
+class ClauseChange:
+    """A place where the clause division differs from the base witness's ．: ``kind`` is
+    ``added`` (a boundary the base does not have) or ``removed`` (a ．of the base overruled);
+    ``clauses`` the clause ids either side of an added boundary, or the clause that now holds the
+    place; ``text`` the place (堂前｜三笴) with its evidence and the rule that decided."""
+
+    kind: str
+    clauses: list[str]
+    text: str
+
+
+@dataclass
 class Document:
     """The chapter: header facts and sections."""
 
@@ -401,6 +413,10 @@ class Document:
         """The printed edition the pages belong to (its witness's ``bibl``), or None."""
         wits = {p.witness for p in self.pages}
         return next((w.bibl for w in self.witnesses if w.id in wits and w.bibl is not None), None)
+    #: How the text is divided into clauses (the header's ``segmentation``), and every place where
+    #: the division differs from the base witness's ．, with its evidence.
+    segmentation: str = ""
+    clause_changes: list[ClauseChange] = field(default_factory=list)
 
     def normaliser(self) -> Any:
         """The normaliser of the search key, with the variant table this document carries."""

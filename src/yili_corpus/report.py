@@ -194,7 +194,44 @@ def report_json(r: BuildResult) -> dict[str, Any]:
         ],
         "unplaced": r.unplaced,
         "alignment": alignment_report(r),
+        "clauses": clause_report(r),
     }
+
+
+def clause_report(r: BuildResult) -> dict[str, Any]:
+    """The clause division: counts, every place where it differs from the base witness's ．
+    (with its evidence and rule), and the clause ids that moved (old → new)."""
+    d = r.division
+    if d is None:
+        return {"counts": {}, "changes": [], "moved_ids": []}
+    loc = Locator(r.sections)
+    return {
+        "counts": dict(d.counts),
+        "changes": [
+            {"at": p.at, "section": loc.at(p.at)[0].n, "place": p.context,
+             "change": "added" if p.boundary else "removed", "marks": dict(p.marks), "through": list(p.through),
+             "zhu": list(p.zhu), "rule": p.rule}
+            for p in d.changes
+        ],
+        "moved_ids": r.moved_ids,
+    }
+
+
+#: The head of the list of moved clause ids (``docs/clause-ids.tsv``).
+MOVED_IDS_HEAD = (
+    "# Clause ids that differ from those the base witness's clause marks gave, old → new: the clause\n"
+    "# division from evidence (issue 12; docs/collation.md, \"Clause division\") joined some of w001's\n"
+    "# clauses and divided others, and renumbered the clauses after each change in its paragraph.\n"
+    "# change: renumbered (the same words, another id), joined (now part of a longer clause),\n"
+    "# divided (now in several clauses). Written by python docs/gen_clause_ids.py from yili build.\n"
+    "old\tnew\tchange\ttext\n"
+)
+
+
+def moved_ids_tsv(r: BuildResult) -> str:
+    """The moved clause ids as the TSV of ``docs/clause-ids.tsv``."""
+    rows = [f"{m['old']}\t{' '.join(m['new'])}\t{m['change']}\t{m['text']}\n" for m in r.moved_ids]
+    return MOVED_IDS_HEAD + "".join(rows)
 
 
 def dumps(data: Any) -> str:
@@ -239,6 +276,8 @@ def format_report(r: BuildResult) -> str:
     for t in low:
         lines.append(f"  low confidence {t.confidence}: {t.unit.source} line {t.unit.line}")
     lines.append("")
+    lines.extend(format_clauses(clause_report(r)))
+    lines.append("")
     lines.append(format_alignment(alignment_report(r)))
     if r.unplaced:
         lines.append("")
@@ -264,6 +303,27 @@ def format_unencoded(r: BuildResult) -> list[str]:
     for v in open_:
         lines.append(f"  unresolved: {v.witness} {v.codepoints} ({len(v.places)}×, line:col "
                      f"{', '.join(v.places)}) — no collation reads it and the private-use table ([tables] pua) has no row")
+    return lines
+
+
+def format_clauses(rep: dict[str, Any]) -> list[str]:
+    """The clause division for the terminal: counts, the places that differ from the base
+    witness's ．, the moved ids."""
+    c = rep["counts"]
+    if not c:
+        return []
+    lines = [f"Clause division: {c['clauses']} clauses ({c['base clauses']} by the base witness's ．): "
+             f"{c['boundaries removed']} of its boundaries overruled, {c['boundaries added']} added"]
+    for x in rep["changes"]:
+        ev = ", ".join(f"{w} {m}" for w, m in sorted(x["marks"].items()))
+        against = ", ".join(sorted(x["through"]))
+        zhu = f"; 注 {', '.join(x['zhu'])}" if x["zhu"] else ""
+        lines.append(f"  §{x['section']} {x['change']:7} {x['place']}  for: {ev or '-'}; against: {against or '-'}"
+                     f"{zhu} — {x['rule']}")
+    moved = rep["moved_ids"]
+    lines.append(f"Clause ids moved: {len(moved)} (docs/clause-ids.tsv)")
+    for m in moved:
+        lines.append(f"  {m['old']} → {' '.join(m['new'])} ({m['change']})")
     return lines
 
 

@@ -729,7 +729,8 @@ def place_unordered(
 
     For each paragraph (given as its sentence keys) the windows of the text where its evidence
     (:func:`evidence`, character weights by clause idf) is strongest are candidates, a window being
-    as long as the paragraph's expected 经 length; the sentence aligner is run on each candidate,
+    as long as the paragraph's expected 经 length in characters (the clauses whose lengths add up
+    nearest to it); the sentence aligner is run on each candidate,
     and its score (sentence order counts, not only shared characters) ranks them. Each paragraph
     goes to its best candidate; overlaps are left to the joint alignment that follows. Returns the
     links in text order (``index`` into ``keyed``).
@@ -742,25 +743,31 @@ def place_unordered(
     lex = _Lex(clause_keys, params)
     background = [k for ss in keyed for k in ss]
     bg_base = lex.mean_match(background)
-    mean_len = sum(len(k) for k in clause_keys) / N
+    # a window is as long as the paragraph's expected 经 length in characters (not in clauses,
+    # whose length varies: a stretch the clause division cuts finely has more of them)
+    cum = [0]
+    for k in clause_keys:
+        cum.append(cum[-1] + len(k))
     options: dict[int, list[tuple[float, int, int]]] = {}
     for p in range(P):
-        width = max(1, min(N, round(len(paras[p]) / (r * mean_len))))
+        target = len(paras[p]) / r
+        ends = [_window_end(cum, a, target) for a in range(N)]
         z = lex.evidence_row(paras[p])
         pre = [0.0]
         for v in z:
             pre.append(pre[-1] + v)
-        sums = [pre[a + width] - pre[a] for a in range(N - width + 1)]
+        sums = [pre[ends[a]] - pre[a] for a in range(N)]
         chosen: list[int] = []
-        for a in sorted(range(len(sums)), key=sums.__getitem__, reverse=True):
-            if all(abs(a - b) >= width for b in chosen):
+        for a in sorted(range(N), key=sums.__getitem__, reverse=True):
+            if all(ends[a] <= b or ends[b] <= a for b in chosen):
                 chosen.append(a)
             if len(chosen) == params.candidates:
                 break
         opts = []
         for a in chosen:
             out: list[float] = []
-            links = align_sentences([keyed[p]], clause_keys, [(a, a + width - 1)], rho=r,
+            width = ends[a] - a
+            links = align_sentences([keyed[p]], clause_keys, [(a, ends[a] - 1)], rho=r,
                                     band=params.place_band_for(width), section_starts=section_starts,
                                     lex=lex, score_out=out, bg_base=bg_base, max_half=params.place_band,
                                     fast=True, params=params)
@@ -784,6 +791,16 @@ def place_unordered(
         neg = sum(max(0.0, -z[c]) for c in cs)
         lk.confidence = round(pos / (pos + neg) if pos + neg else 0.0, 3)
     return placed
+
+
+def _window_end(cum: list[int], a: int, target: float) -> int:
+    """The end (exclusive) of the window of clauses from ``a`` whose length in characters is
+    nearest ``target`` (``cum``: the clauses' cumulative lengths); at least one clause."""
+    n = len(cum) - 1
+    e = min(n, bisect_left(cum, cum[a] + target))
+    if e - 1 > a and (cum[a] + target) - cum[e - 1] < cum[e] - (cum[a] + target):
+        e -= 1
+    return max(a + 1, e)
 
 
 def _fill_gaps(

@@ -5,8 +5,9 @@ Built from the TEI on first use and stored in the user cache folder as
 built anew. Searching reads only this file, which keeps a fresh ``yili search`` well under the
 0.3 s target: the TEI is not parsed again.
 
-A unit is a 经/记 paragraph (clauses joined by ．, w001's clause mark), a 注, a 疏 block, a note
-or a translation paragraph.
+A unit is a 经/记 paragraph (clauses joined by :data:`CLAUSE_SEP`, an ideographic space: the
+reading text has no punctuation of its own, and the division into clauses is the edition's, not a
+witness's mark), a 注, a 疏 block, a note or a translation paragraph.
 
 What the index promises (docs/reliability.md):
 
@@ -51,9 +52,13 @@ from ..layers import layer as layer_of
 from ..paths import cache_dir, note_once, writable_cache_dir
 
 # 7: sealed with a checksum (SUM_FIELDS), built without a journal; 8: pages; 9: a traditional
-# witness's 注 indexed in simplified characters; 10: glyphs as read (no private-use code point)
-INDEX_VERSION = 10
-CLAUSE_SEP = "．"
+# witness's 注 indexed in simplified characters; 10: glyphs as read (no private-use code point);
+# 11: clauses apart by an ideographic space (CLAUSE_SEP)
+INDEX_VERSION = 11
+#: What separates the clauses of a 经/记 paragraph where they are shown as one line (show, search):
+#: an ideographic space, which no witness writes and no reader takes for punctuation (w001's ．
+#: was shown there before the clause division from evidence).
+CLAUSE_SEP = "\u3000"
 
 #: Where an index file keeps its checksum: the SQLite header's ``user_version`` (offset 60) and
 #: ``application_id`` (offset 68) fields, 4 bytes each, which SQLite leaves to the application and

@@ -189,7 +189,7 @@ class Passage:
         return out
 
     def to_text(self) -> str:
-        """The passage for the terminal: each paragraph's 经/记 (clauses joined by ．), its 注
+        """The passage for the terminal: each paragraph's 经/记 (clauses joined by an ideographic space), its 注
         (with the number of the clause each follows), then 疏, notes and translation (with the
         clauses each is attached to). The 经/记 and each 注 end with their pages in the cited
         printed edition (``〔葉1a–1b〕``)."""

@@ -13,6 +13,7 @@ from ..document import (
     App,
     CharDecl,
     Clause,
+    ClauseChange,
     Document,
     Edition,
     Glyph,
@@ -27,6 +28,7 @@ from ..document import (
 )
 from ..layers import KEYS
 from ..model import SourceUnit
+from ..text.clauses import NEAR
 from ..text.normalise import without_layout
 from ..text.pages import PageBreaks, clause_pages
 from ..text.segment import Locator
@@ -61,9 +63,44 @@ def collation_account(m: Manifest) -> str:
         "characters of context then one); on a tie still by the witness rank of "
         f"{m.pointer('manifest.toml')} ({', '.join(ranked)}). Each app says its rule in a note. Where no "
         f"witness has the right reading, {_table(m, 'emendations')} gives it with its evidence (app "
-        f"type=emendation, choice/sic/corr). Clauses are {m.base}'s; paragraphs start where a witness "
-        f"starts one; sections follow {_table(m, 'sections')}."
+        f"type=emendation, choice/sic/corr). Clauses are divided by the evidence of the witnesses "
+        f"(segmentation); paragraphs start where a witness starts one; sections follow "
+        f"{_table(m, 'sections')}."
     )
+
+
+def segmentation_account(m: Manifest) -> str:
+    """The header's account of the clause division (:mod:`yili_corpus.text.clauses`)."""
+    zhu = [s.id for s in m.sources if "zhu" in s.layers]
+    return (
+        f"The 经 and 记 are divided into clauses (seg type=clause) by the evidence of every witness, "
+        f"place by place. {m.base}'s clause mark ．, a mark of ，。；：！？ in a punctuated witness and a "
+        "paragraph start vote for a boundary; a punctuated witness that runs through a place while it "
+        f"punctuates within {NEAR} characters either side votes against (、 and quotation marks divide no "
+        "clause; a witness without punctuation has no vote). A place where a 注 of "
+        f"{' or '.join(zhu) or 'a 注疏 witness'} stands after the 经 words it explains is a boundary (a "
+        "注 never falls inside a word). Otherwise the majority decides; on a tie "
+        f"{m.base}'s division stands. A place inside a collation site never becomes a new boundary. "
+        "Translation sentence ends are not evidence: the translation is aligned to these clauses. "
+        f"The list gives every place where the division differs from {m.base}'s ．, with the clauses "
+        "on either side of an added boundary, or the clause that holds an overruled one, and its "
+        "evidence."
+    )
+
+
+def clause_changes(r: BuildResult, loc: Locator) -> list[ClauseChange]:
+    """The places where the clause division differs from the base witness's ．, with their
+    evidence, for the header."""
+    out: list[ClauseChange] = []
+    for p in r.division.changes if r.division else []:
+        _s, _p, here = loc.at(p.at)
+        if p.boundary:
+            ids = [loc.at(p.at - 1)[2].id, here.id]
+        else:
+            ids = [here.id]
+        out.append(ClauseChange("added" if p.boundary else "removed", ids,
+                                f"{p.context}: {p.evidence()}; {p.rule}"))
+    return out
 
 
 def _table(m: Manifest, name: str) -> str:
@@ -218,6 +255,18 @@ def to_document(r: BuildResult) -> Document:
             out.append(App(x.kind, x.lem, list(x.lem_wits), rdgs, x.rule, x.sic, x.evidence))
         return out
 
+    def clause_source(a: int, b: int) -> str:
+        """The base witness's characters of a clause: one span per unit of the base it takes
+        (a clause that runs over a ．of the base quotes the characters either side, not the ．)."""
+        spans: list[tuple[str, int, int]] = []
+        for u, o in col.base.pos[a:b]:
+            x = u.offset + o
+            if spans and spans[-1][2] == x:
+                spans[-1] = (u.source, spans[-1][1], x + 1)
+            else:
+                spans.append((u.source, x, x + 1))
+        return " ".join(ptr.span(w, x, y) for w, x, y in spans)
+
     # sections, paragraphs, clauses
     para_of: dict[str, Paragraph] = {}
     sections: list[Section] = []
@@ -226,10 +275,9 @@ def to_document(r: BuildResult) -> Document:
         for p in s.paragraphs:
             clauses = []
             for c in p.clauses:
-                u = col.base.pos[c.start][0]
                 hant = r.traditional.of(col, c.start, c.end, r.norm) if r.traditional else None
-                clauses.append(Clause(c.id, c.n, clause_content(c.start, c.end), ptr.unit(u), hant=hant,
-                                      pages=clause_pg[c.id]))
+                clauses.append(Clause(c.id, c.n, clause_content(c.start, c.end), clause_source(c.start, c.end),
+                                      hant=hant, pages=clause_pg[c.id]))
             dp = Paragraph(p.id, p.n, s.layer, clauses, [], list(p.breaks))
             paras.append(dp)
             para_of[p.id] = dp
@@ -347,7 +395,8 @@ def to_document(r: BuildResult) -> Document:
                     _table(m, "variants"), variants, works,
                     commentators=[(c.id, c.name, c.resp) for c in commentators], titles=list(m.titles),
                     corpus=m.folder, overrides_table=_table(m, "overrides") if "overrides" in m.tables else "",
-                    works_table=_table(m, "works"), traditional=m.traditional or "", pages=pages.pages)
+                    works_table=_table(m, "works"), traditional=m.traditional or "", pages=pages.pages,
+                    segmentation=segmentation_account(m), clause_changes=clause_changes(r, loc))
 
 
 def _zhu_content(z: Any, gl: _Glyphs, ptr: _Pointers) -> list[Any]:

@@ -20,6 +20,7 @@ from ..document import (
     App,
     CharDecl,
     Clause,
+    ClauseChange,
     Document,
     Edition,
     Glyph,
@@ -346,7 +347,8 @@ class _Reader:
             for p in rs.iterfind("t:persName", NS)
         ]
         ed = root.find("t:teiHeader/t:encodingDesc", NS)
-        normalization = collation = variants = ""
+        normalization = collation = variants = segmentation = ""
+        changes: list[ClauseChange] = []
         chars = []
         folds: list[tuple[str, str, str]] = []
         if ed is not None:
@@ -358,6 +360,10 @@ class _Reader:
                     folds.append((item.findtext("t:choice/t:orig", "", NS), item.findtext("t:choice/t:reg", "", NS),
                                   item.findtext("t:note", "", NS)))
             collation = ed.findtext("t:editorialDecl/t:correction/t:p", "", NS)
+            segmentation = ed.findtext("t:editorialDecl/t:segmentation/t:p", "", NS)
+            for item in ed.iterfind("t:editorialDecl/t:segmentation/t:p/t:list[@type='clause-division']/t:item", NS):
+                changes.append(ClauseChange(item.get("n", ""), _ids(item.get("corresp")),
+                                            item.text or ""))
             for c in ed.iterfind("t:charDecl/t:char", NS):
                 chars.append(CharDecl(
                     self.req(c, XML_ID), c.get("corresp", "").lstrip("#"),
@@ -398,7 +404,8 @@ class _Reader:
         return Document(doc_id, work, chapter, number, witnesses, chars, sections, normalization,
                         collation, variants, folds, works, commentators=commentators, titles=titles,
                         corpus=corpus, overrides_table=overrides, works_table=works_table,
-                        traditional=traditional, pages=pages)
+                        traditional=traditional, pages=pages, segmentation=segmentation,
+                        clause_changes=changes)
 
     def chapter(self, root: etree._Element) -> tuple[str, str, int, list[str]]:
         """Work, chapter title, chapter number and the titles a reference may use, from the

@@ -15,7 +15,8 @@ Project rules:
   refused as a problem naming the expression;
 * every source pointer ``corpus/FILE#char=A,B`` (``corpus``: the folder the header records in
   ``publicationStmt//p/ref[@type='corpus']``) quotes its file exactly: a 注, note or 疏 part is
-  that slice; a clause is it, once the apparatus entries are given the base witness's reading; a
+  that slice; a clause is its slices (one per unit of the base witness it takes), once the
+  apparatus entries are given the base witness's reading; a
   witness's ``idno`` sha256 matches its file; a pointer to a file outside the corpus folder is a
   problem (never skipped). The corpus folder is the recorded one beside ``tei/``, or
   the one named (``--corpus DIR``); if there is none, that is said (the check could not run),
@@ -502,7 +503,9 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
             continue
         name = etree.QName(e).localname
         typ = e.get("type", "")
-        if name == "rdg":  # a reading may quote several parts of its file (a 注 between them)
+        if name == "rdg" or (name == "seg" and typ == "clause"):
+            # a reading may quote several parts of its file (a 注 between them); a clause that
+            # runs over a clause mark of the base witness quotes the characters either side
             parts = [slice_of(p, e) for p in ptrs]
             if any(x is None for x in parts):
                 continue

@@ -286,6 +286,13 @@ def build_tree(doc: Document) -> etree._Element:
             _el(item, "note", None, seen)
     cr = _el(edl, "correction")
     _el(cr, "p", None, doc.collation)
+    if doc.segmentation:
+        sg = _el(edl, "segmentation")
+        _el(sg, "p", None, doc.segmentation)
+        if doc.clause_changes:
+            cl = _el(_el(sg, "p"), "list", {"type": "clause-division"})
+            for ch in doc.clause_changes:
+                _el(cl, "item", {"n": ch.kind, "corresp": " ".join("#" + c for c in ch.clauses)}, ch.text)
     rd = _el(ed, "refsDecl")
     cs = _el(rd, "citeStructure", {"unit": "section", "match": "//body/div[@type='section']", "use": "@n"})
     _el(cs, "citeStructure", {"unit": "paragraph", "match": "div[@type='paragraph']", "use": "@n", "delim": "."})

@@ -29,7 +29,7 @@ from __future__ import annotations
 import bisect
 import difflib
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -153,12 +153,17 @@ class Alignment:
 
 @dataclass
 class Base:
-    """The base witness: key, map back to its clause units, clause ranges in the key."""
+    """The base witness: key, map back to its clause units, clause ranges in the key (the base
+    witness's units until the clause division, :mod:`.clauses`, replaces them)."""
 
     wit: str
     key: str
     pos: list[tuple[SourceUnit, int]]
     clauses: list[tuple[int, int, SourceUnit]]
+
+
+#: A clause division: (base, alignments, site ranges) → clauses (start, end, base unit of the start).
+Divide = Callable[[Base, list[Alignment], list[tuple[int, int]]], list[tuple[int, int, SourceUnit]]]
 
 
 @dataclass
@@ -460,7 +465,13 @@ class Collator:
         return lo, hi
 
     # -- collation ------------------------------------------------------------------------------
-    def run(self) -> Collation:
+    def run(self, divide: Divide | None = None) -> Collation:
+        """Align every witness to the base, then collate: the sites, their readings and choices.
+
+        ``divide`` (:meth:`.clauses.ClauseDivider.divide`), given the base, the alignments and the
+        ranges where witnesses differ, returns the clauses of the reading text, which then replace
+        the base witness's own (sites are cut at clause starts).
+        """
         K = self.base.key
         grams: dict[str, list[int]] = defaultdict(list)
         for i in range(len(K) - 3):
@@ -495,6 +506,8 @@ class Collator:
             else:
                 merged.append([a, b])
                 owners.append({who})
+        if divide is not None:
+            self.base.clauses = divide(self.base, alignments, [(a, b) for a, b in merged])
         # a site never crosses a clause boundary of the base (each clause holds its own readings;
         # a witness's omission of several clauses is an empty reading in each)
         starts = [a for a, _b, _u in self.base.clauses]
@@ -518,7 +531,7 @@ class Collator:
         covering = [al for al in alignments if al.bstart <= s and e <= al.bend]
         readings = [
             Reading(self.base.wit, K[s:e], self._base_dip(s, e), base_u.line,
-                    base_u.col + self.base.pos[s][1])
+                    base_u.col + self.base.pos[s][1], spans=self._base_spans(s, e))
         ]
         for al in covering:
             k, j1, j2 = _reading(al, s, e)
@@ -549,6 +562,19 @@ class Collator:
         wits = groups[chosen]
         lemma = self._lemma_text(chosen, wits)
         return Site(s, e, kind, lemma, chosen, [r.wit for r in wits], readings, rule)
+
+    def _base_spans(self, s: int, e: int) -> list[tuple[int, int]]:
+        """The file offsets of base key chars ``s`` to ``e - 1``: one span per run of adjacent
+        characters (a site over a clause mark of the base that the clause division overruled
+        quotes the characters either side)."""
+        out: list[tuple[int, int]] = []
+        for u, o in self.base.pos[s:e]:
+            x = u.offset + o
+            if out and out[-1][1] == x:
+                out[-1] = (out[-1][0], x + 1)
+            else:
+                out.append((x, x + 1))
+        return out
 
     def _base_dip(self, s: int, e: int) -> str:
         if e <= s:

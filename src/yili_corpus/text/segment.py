@@ -2,7 +2,8 @@
 
 * **Sections** come from the section table (``corpus/sections.tsv``): each incipit is found, in
   order, in the key of the base text; a section runs to the next incipit.
-* **Clauses** are the base witness's clauses (w001's ．).
+* **Clauses** are those of the clause division (:mod:`.clauses`: w001's ． where the evidence of
+  the other witnesses does not overrule it), ``col.base.clauses``.
 * **Paragraphs** start where a witness starts one: a 经 paragraph of 003, a paragraph of 000 or
   004, a translation paragraph (as placed by the aligner). A break inside a clause moves to the
   nearest clause start. The first paragraph of a fragmentary witness starts where its page starts,
