@@ -63,6 +63,7 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     for s in manifest.sources:
         if s.held:
             p = parsed[s.id]
+            coverage[s.id]["held"] = {k: sum(1 for u in p.units if u.kind == k) for k in s.held}
             parsed[s.id] = type(p)(p.id, p.path, p.text, [u for u in p.units if u.kind not in s.held], p.noise)
     emend = load_emendations(manifest.table("emendations"))
     # 3b. the clause division from the evidence of every witness, before the sites are cut

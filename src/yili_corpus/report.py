@@ -76,7 +76,7 @@ def section_layers(r: BuildResult) -> None:
         s.layers = {text_layer[s.n]: len(s.paragraphs)}
     # a 注 counts where it stands (after the words it follows), a 疏 block where its range starts
     for z in r.zhu:
-        s, _p, _c = loc.at(max(z.span.start, z.span.end - 1))
+        s, _p, _c = loc.at(z.point)
         s.layers["zhu"] = s.layers.get("zhu", 0) + 1
     for sa in r.shu:
         if sa.jing is not None:
@@ -103,7 +103,7 @@ def alignment_report(r: BuildResult) -> dict[str, Any]:
     }
     low: list[dict[str, Any]] = []
     for z in r.zhu:
-        per[loc.at(z.span.start)[0].n]["zhu"] += 1
+        per[loc.at(z.point)[0].n]["zhu"] += 1
     for sa in r.shu:
         if sa.jing is None:
             continue
@@ -166,6 +166,37 @@ def format_alignment(rep: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def witness_pairs(r: BuildResult) -> list[dict[str, Any]]:
+    """Per pair of witnesses of the 经/记: the substantive variants between them — every collation
+    site where both have a reading (not a placeholder, not a lost character) and their keys differ
+    (script, variant forms and punctuation folded) — with the count."""
+    wits = [s.id for s in sorted(r.manifest.sources, key=lambda s: s.rank) if {"jing", "ji"} & set(s.layers)]
+    out = []
+    for i, a in enumerate(wits):
+        for b in wits[i + 1:]:
+            found = []
+            for s in r.collation.sites:
+                ra = next((x for x in s.readings if x.wit == a and x.status == "reading"), None)
+                rb = next((x for x in s.readings if x.wit == b and x.status == "reading"), None)
+                if ra is not None and rb is not None and ra.key != rb.key:
+                    found.append({"section": s.section, a: ra.text, b: rb.text, "lemma": s.lem,
+                                  "chosen": [w for w in (a, b) if w in s.lem_wits]})
+            out.append({"pair": [a, b], "count": len(found), "variants": found})
+    return out
+
+
+def outvoted(r: BuildResult, wit: str) -> list[dict[str, Any]]:
+    """The places where a witness reads otherwise than the reading text (its own slips or
+    variants, recorded in the apparatus), with the rule that decided."""
+    out = []
+    for s in r.collation.sites:
+        x = next((x for x in s.readings if x.wit == wit and x.status == "reading"), None)
+        if x is not None and wit not in s.lem_wits and s.kind != "emendation":
+            out.append({"section": s.section, "reading": x.text, "lemma": s.lem, "rule": s.rule,
+                        "line": x.line})
+    return out
+
+
 def report_json(r: BuildResult) -> dict[str, Any]:
     """The coverage report as a JSON-ready dict."""
     col = r.collation
@@ -193,6 +224,8 @@ def report_json(r: BuildResult) -> dict[str, Any]:
             for t in r.translations
         ],
         "unplaced": r.unplaced,
+        "witness_pairs": witness_pairs(r),
+        "outvoted": {s.id: outvoted(r, s.id) for s in r.manifest.sources if {"jing", "ji"} & set(s.layers)},
         "alignment": alignment_report(r),
         "clauses": clause_report(r),
     }
@@ -245,8 +278,17 @@ def format_report(r: BuildResult) -> str:
     lines.append(f"  {'source':6} {'read':>6} {'placed':>7} {'noise':>6} {'placed %':>9}")
     for c in r.coverage.values():
         lines.append(f"  {c['source']:6} {c['read']:>6} {c['placed']:>7} {c['noise']:>6} {100 * c['placed_share']:>8.2f}%")
+        marks: dict[str, list[int]] = {}
         for z in c["noise_items"]:
+            if z["chars"] == 0:  # layout without text (page breaks, header lines): counted, not listed
+                marks.setdefault(z["reason"], []).append(z["line"])
+                continue
             lines.append(f"      noise {c['file']}:{z['line']}: {z['text']!r} ({z['chars']} chars) — {z['reason']}")
+        for reason, at in marks.items():
+            lines.append(f"      noise {c['file']}: {len(at)} × {reason} (no text characters; lines {at[0]}–{at[-1]})")
+        if c.get("held"):
+            held = ", ".join(f"{k} {v}" for k, v in c["held"].items())
+            lines.append(f"      held (parsed and counted, not yet in the TEI): {held}")
     lines.append("")
     lines.append("Sections and layers (units per layer)")
     for s in r.sections:
@@ -260,6 +302,21 @@ def format_report(r: BuildResult) -> str:
     for s in var:
         rd = "; ".join(f"{x.wit} {_show(x.text)}" for x in s.readings)
         lines.append(f"  §{s.section} {s.kind}: {_show(s.lem)} ← {rd} — {s.rule}")
+    lines.append("")
+    lines.append("Substantive variants per pair of witnesses (where both read the place)")
+    for p in witness_pairs(r):
+        a, b = p["pair"]
+        lines.append(f"  {a}–{b}: {p['count']}")
+        for v in p["variants"]:
+            lines.append(f"      §{v['section']} {a} {_show(v[a]) or '∅'} | {b} {_show(v[b]) or '∅'}"
+                         f" (reading text {_show(v['lemma'])})")
+    hant = r.manifest.traditional
+    if hant:
+        own = outvoted(r, hant)
+        lines.append(f"  {hant} (ranked first) outvoted at {len(own)} place(s), each in the apparatus:")
+        for v in own:
+            lines.append(f"      §{v['section']} line {v['line']}: {_show(v['reading']) or '∅'} against "
+                         f"{_show(v['lemma'])} — {v['rule']}")
     for s in res:
         rd = "; ".join(f"{x.wit} {_show(x.text)} [{x.status}]" for x in s.readings)
         lines.append(f"  §{s.section} restored {s.lem}: {rd}")

@@ -55,6 +55,12 @@ class ZhuAnchor:
     sites: list[ZhuSite] = field(default_factory=list)
     similarity: float = 1.0
 
+    @property
+    def point(self) -> int:
+        """Where the 注 stands: the last 经 character it follows (base-key offset). Its section
+        is the one it belongs to, though the 经 since the previous 注 may begin in another."""
+        return max(self.span.start, self.span.end - 1)
+
 
 @dataclass
 class ShuAnchor:

@@ -303,7 +303,7 @@ def to_document(r: BuildResult) -> Document:
             zid[id(z.other)] = uid
         # a 注 stands after the words it follows: where the 经 since the previous 注 runs over a
         # section start (a modern division the edition does not mark), it is the end's section
-        end_sec = loc.at(max(z.span.start, z.span.end - 1))[0]
+        end_sec = loc.at(z.point)[0]
         pid, t0, t1 = span_ids(max(z.span.start, end_sec.start), z.span.end)
         content = _zhu_content(z, gl, ptr) if z.other is not None else gl.split(u.source, reading_of(u))
         place(Unit(uid, "zhu", content, t0, t1, ptr.unit(u), n=str(u.meta["n"]), lang=script_lang[u.source],

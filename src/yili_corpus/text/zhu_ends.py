@@ -176,8 +176,11 @@ def split_runs(parsed: ParsedSource, base_key: str, norm: Normaliser) -> tuple[P
             m["page_end"] = page_at(end - 1)
         m["text"] = without_layout(u.text[a:b]).strip()
         m.update(meta)
-        return replace(u, kind=kind, text=u.text[a:b], line=ln, col=off - line_starts[ln - 1],
-                       end_col=end - line_starts[ln_end - 1], offset=off, end=end, meta=m)
+        new = replace(u, kind=kind, text=u.text[a:b], line=ln, col=off - line_starts[ln - 1],
+                      end_col=end - line_starts[ln_end - 1], offset=off, end=end, meta=m)
+        if kind == "text":  # the collation keys the 经 as this step does (a character in parts: 〓)
+            m["skips"] = _skips(new)
+        return new
 
     units = _bare_marks(parsed.units, base_key, norm, sub_unit, problems)
     keyed = {id(u): _Keyed(u, norm) for u in units if u.kind in ("text", "zhu_run")}
