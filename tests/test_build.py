@@ -303,7 +303,7 @@ def test_the_report_lists_substantive_variants_per_pair_of_witnesses(built: Buil
     assert sk_w1["count"] == len(sk_w1["variants"]) == 15
     got = {(v["section"], v["w001"], v["w005"]) for v in sk_w1["variants"]}
     assert {(24, "西", "面"), (42, "较", "設"), (43, "遂", "猶"), (17, "东", "束")} <= got
-    assert not any(v["w005"] in "矦岀捝歩" for v in sk_w1["variants"])
+    assert not any(set(v["w005"]) & set("矦岀捝歩") for v in sk_w1["variants"])
     own = outvoted(built, "w005")
     assert {(v["section"], v["reading"]) for v in own} >= {(52, "朴"), (52, "奉"), (11, "繁")}
     assert all(v["rule"].startswith("majority") for v in own)
