@@ -323,6 +323,16 @@ def format_report(r: BuildResult) -> str:
     for x in col.superseded:
         lines.append(f"  emendation of {x['file']}:{x['line']} ({x['corr']}) not applied: "
                      f"{', '.join(map(str, x['witnesses']))} read it; the collation decides there")
+    if r.traditional is not None:
+        t = r.traditional
+        t.counts.clear()
+        for s in r.sections:
+            for pa in s.paragraphs:
+                for c in pa.clauses:
+                    t.of(col, c.start, c.end, r.norm)
+        lines.append("")
+        lines.append(f"Traditional forms of the reading text ({t.wit}): {t.counts['witness']} the witness's own, "
+                     f"{t.counts['attested']} as it writes them elsewhere, {t.counts['converted']} converted (s2t)")
     if r.unencoded:
         lines.append("")
         lines.extend(format_unencoded(r))
