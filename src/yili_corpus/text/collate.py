@@ -181,18 +181,29 @@ class Collation:
         """The reading text of base-key range ``[a, b)``: runs of base characters, and the sites
         (whose chosen reading stands there). A site belongs to the range where it starts, so that
         ranges that tile the text give pieces that concatenate to the whole reading text."""
+        buf: list[str] = []
+        for _i, x in self.walk(a, b):
+            if isinstance(x, str):
+                buf.append(x)
+                continue
+            if buf:
+                yield "".join(buf)
+                buf = []
+            yield x
+        if buf:
+            yield "".join(buf)
+
+    def walk(self, a: int, b: int) -> Iterator[tuple[int, str | Site]]:
+        """The reading text of ``[a, b)`` one step at a time: ``(offset, base character)`` or
+        ``(offset, site)`` (see :meth:`pieces` for which range a site belongs to)."""
         sites = self.sites
         k = bisect.bisect_left([s.start for s in sites], a)
         i = a
         if k > 0 and sites[k - 1].end > a:  # given to the range before
             i = max(i, sites[k - 1].end)
-        buf: list[str] = []
         while i < b:
             if k < len(sites) and sites[k].start == i:
-                if buf:
-                    yield "".join(buf)
-                    buf = []
-                yield sites[k]
+                yield i, sites[k]
                 i = max(i + 1, sites[k].end)
                 k += 1
                 continue
@@ -200,10 +211,8 @@ class Collation:
                 k += 1
                 continue
             u, o = self.base.pos[i]
-            buf.append(u.text[o])
+            yield i, u.text[o]
             i += 1
-        if buf:
-            yield "".join(buf)
 
     def reading_key_map(self) -> tuple[str, list[int]]:
         """The key of the reading text, and for each of its characters the base-key offset."""

@@ -16,7 +16,6 @@ The build report gives the three counts; the TEI holds the result beside each cl
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -37,25 +36,8 @@ class Traditional:
 
     def of(self, col: Collation, a: int, b: int, norm: Normaliser) -> str:
         """The traditional form of the reading text of base range ``[a, b)``."""
-        out: list[str] = []
-        sites = col.sites
-        k = bisect.bisect_left([x.start for x in sites], a)
-        i = a
-        if k > 0 and sites[k - 1].end > a:  # given to the range before (as Collation.pieces)
-            i = max(i, sites[k - 1].end)
-        while i < b:
-            if k < len(sites) and sites[k].start == i:
-                out.append(self._site(sites[k], norm))
-                i = max(i + 1, sites[k].end)
-                k += 1
-                continue
-            if k < len(sites) and sites[k].start < i:
-                k += 1
-                continue
-            u, o = col.base.pos[i]
-            out.append(self._char(u.text[o], i, norm))
-            i += 1
-        return "".join(out)
+        return "".join(self._char(x, i, norm) if isinstance(x, str) else self._site(x, norm)
+                       for i, x in col.walk(a, b))
 
     def _char(self, ch: str, pos: int, norm: Normaliser) -> str:
         if not is_text_char(ch):
