@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .align.commentary import ShuAnchor, ZhuAnchor, anchor_commentary, collate_zhu, pua_reader
 from .align.duplicates import TransLink, place_translations
+from .align.kaozheng import KaozhengAnchor, anchor_kaozheng, load_editions
 from .align.notes import NoteAnchor, anchor_notes
 from .align.overrides import apply_note_overrides, apply_trans_overrides, load_overrides
 from .align.xrefs import Chapters
@@ -122,6 +123,16 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
                 a.start, a.end = _to_base(rmap, a.start, a.end)
             notes.append(a)
     stale += apply_note_overrides(overrides, notes, col, norm)
+    # the 四库 editors' 考證: each entry on the 经 (and 注) words its lemma quotes
+    editions = load_editions(manifest.table("kaozheng_editions")) if "kaozheng_editions" in manifest.tables else []
+    kaozheng: list[KaozhengAnchor] = []
+    for w in manifest.witnesses_of("kaozheng"):
+        kaozheng.extend(anchor_kaozheng([u for u in parsed[w].units if u.kind == "kaozheng"], zhu, norm,
+                                        col, editions))
+    for ka in kaozheng:
+        if not ka.matched:
+            unplaced.append({"source": ka.unit.source, "line": ka.unit.line,
+                             "reason": f"考證 entry {ka.unit.meta.get('lemma', '')} anchored {ka.how}: {ka.reason}"})
     for a in notes:
         if a.start is None:
             unplaced.append({"source": a.unit.source, "line": a.unit.line, "reason": a.how})
@@ -137,7 +148,7 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
              if "pua" in manifest.tables else [])
     unencoded = resolve_unencoded(parsed, col.pua, from_zhu, table, norm)
     result = BuildResult(manifest, parsed, norm, col, sections, translations, notes, coverage, unplaced,
-                         zhu, shu, stale, trad, unencoded, division, moved)
+                         zhu, shu, stale, trad, unencoded, division, moved, kaozheng, editions)
     section_layers(result)
     return result
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # types only: the steps are loaded by the pipeline, not by this module
     from .align.commentary import ShuAnchor, ZhuAnchor
     from .align.duplicates import TransLink
+    from .align.kaozheng import Edition, KaozhengAnchor
     from .align.notes import NoteAnchor
     from .model import ParsedSource, Section
     from .sources.manifest import Manifest
@@ -47,3 +48,7 @@ class BuildResult:
     division: ClauseDivision | None = None
     #: the clause ids of the base witness's division that moved (old, new, change, text)
     moved_ids: list[dict[str, Any]] = field(default_factory=list)
+    #: the 四库 editors' 考證 entries, anchored (:mod:`yili_corpus.align.kaozheng`)
+    kaozheng: list[KaozhengAnchor] = field(default_factory=list)
+    #: the editions the 考證 names (``[tables] kaozheng_editions``)
+    kaozheng_editions: list[Edition] = field(default_factory=list)

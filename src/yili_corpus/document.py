@@ -407,6 +407,9 @@ class Document:
     traditional: str = ""
     #: The pages of the printed edition that clauses and 注 are cited by (the TEI's facsimile).
     pages: list[Page] = field(default_factory=list)
+    #: The editions the 四库 考證 names: (xml:id, name, what it is, where seen), and their table.
+    cited_editions: list[tuple[str, str, str, str]] = field(default_factory=list)
+    editions_table: str = ""
 
     @property
     def edition(self) -> Edition | None:

@@ -18,7 +18,7 @@ from typing import Any
 from lxml import etree
 
 from .document import Document
-from .layers import KEYS, TEXT_KEYS
+from .layers import KEYS, LAYERS, TEXT_KEYS
 from .layers import name as layer_title
 from .query.refs import Address
 from .query.show import Passage
@@ -166,7 +166,7 @@ def to_tei(tei_path: Path, sections: list[int], layers: list[str]) -> str:
     for div in list(body.findall(f"{t}div[@type='section']")):
         if div.get("n") not in keep:
             body.remove(div)
-    unit_layers = {"zhu", "shu", "note"}
+    unit_layers = {x.key for x in LAYERS if x.tei == "note"}
     for div in body.iter(f"{t}div"):
         for u in list(div):
             typ = u.get("type")

@@ -22,8 +22,8 @@ A layer has
 An overlay made by ``yili import`` adds a layer ``BASE:NAME`` (``trans:mine``, ``zhu:kanripo``)
 whose base is one of the layers here.
 
-The order of :data:`LAYERS` is the reading order: 经, 记, then the commentaries by age, then the
-modern layers.
+The order of :data:`LAYERS` is the reading order: 经, 记, then the commentaries by age (注, 疏, the
+四库 editors' 考證), then the modern layers.
 """
 
 from __future__ import annotations
@@ -63,6 +63,8 @@ LAYERS: tuple[Layer, ...] = (
           ("注", "郑注", "鄭注", "郑玄注", "鄭玄注", "commentary")),
     Layer("shu", "疏", "贾疏", "Jia Gongyan's subcommentary", "贾公彦疏", "note", "lzh",
           ("疏", "贾疏", "賈疏", "贾公彦疏", "賈公彥疏", "subcommentary")),
+    Layer("kaozheng", "考证", "四库考证", "the Siku editors' textual notes (考證)", "四库馆臣考证", "note", "lzh",
+          ("考證", "考证", "四库考证", "四庫考證", "kz", "textual notes")),
     Layer("note", "今注", "今注", "modern note", "今注", "note", "zh-Hans",
           ("今注", "注释", "註釋", "notes")),
     Layer("trans", "今译", "今译", "modern translation", "今译", "sentences", "zh-Hans",
@@ -73,6 +75,8 @@ LAYERS: tuple[Layer, ...] = (
 KEYS: tuple[str, ...] = tuple(x.key for x in LAYERS)
 #: The keys of the base-text layers (经, 记).
 TEXT_KEYS: tuple[str, ...] = tuple(x.key for x in LAYERS if x.is_text)
+#: The key of the 四库 editors' 考證 (entries of a lemma and a note, naming other editions).
+KAOZHENG = "kaozheng"
 #: The keys of the layers an overlay may add to (``trans:NAME``, ``zhu:NAME``).
 OVERLAY_BASES: tuple[str, ...] = ("zhu", "trans")
 

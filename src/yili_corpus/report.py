@@ -13,7 +13,7 @@ from typing import Any
 
 from .build_result import BuildResult
 from .errors import DataError
-from .layers import KEYS
+from .layers import KAOZHENG, KEYS
 from .model import ParsedSource, count_text_chars, is_text_char
 from .text.segment import Locator
 
@@ -89,6 +89,10 @@ def section_layers(r: BuildResult) -> None:
     for t in r.translations:
         s, _p, _c = loc.at(r.collation.base.clauses[t.first][0])
         s.layers["trans"] = s.layers.get("trans", 0) + 1
+    for ka in r.kaozheng:
+        if ka.start is not None:
+            s, _p, _c = loc.at(ka.start)
+            s.layers[KAOZHENG] = s.layers.get(KAOZHENG, 0) + 1
 
 
 def alignment_report(r: BuildResult) -> dict[str, Any]:
@@ -98,7 +102,7 @@ def alignment_report(r: BuildResult) -> dict[str, Any]:
     per: dict[int, dict[str, Any]] = {
         s.n: {"section": s.n, "title": s.title, s.layer: sum(len(p.clauses) for p in s.paragraphs),
               "zhu": 0, "shu": 0, "shu_by_position": 0, "note": 0, "note_approximate": 0, "note_summary": 0,
-              "trans": 0, "sentences": 0, "low_confidence": 0}
+              "trans": 0, KAOZHENG: 0, "sentences": 0, "low_confidence": 0}
         for s in r.sections
     }
     low: list[dict[str, Any]] = []
@@ -131,6 +135,9 @@ def alignment_report(r: BuildResult) -> dict[str, Any]:
                     "confidence": lk.confidence,
                 })
         per[loc.at(col.base.clauses[t.first][0])[0].n]["trans"] += 1
+    for ka in r.kaozheng:
+        if ka.start is not None:
+            per[loc.at(ka.start)[0].n][KAOZHENG] += 1
     table = r.manifest.pointer(r.manifest.tables["overrides"]) if "overrides" in r.manifest.tables else ""
     return {"sections": list(per.values()), "low_confidence": low, "stale_overrides": r.stale_overrides,
             "overrides_table": table}
@@ -228,7 +235,29 @@ def report_json(r: BuildResult) -> dict[str, Any]:
         "outvoted": {s.id: outvoted(r, s.id) for s in r.manifest.sources if {"jing", "ji"} & set(s.layers)},
         "alignment": alignment_report(r),
         "clauses": clause_report(r),
+        KAOZHENG: kaozheng_report(r),
     }
+
+
+def kaozheng_report(r: BuildResult) -> dict[str, Any]:
+    """The 四库 editors' 考證: how many entries, how many anchored to words that match their
+    quotation, each of the rest with its reason, and the editions named (with how many entries
+    name each)."""
+    loc = Locator(r.sections)
+    entries = []
+    for ka in r.kaozheng:
+        d: dict[str, Any] = {"line": ka.unit.line, "lemma": ka.unit.meta.get("lemma", ""), "quotes": ka.quotes,
+                             "how": ka.how, "matched": ka.matched, "reason": ka.reason,
+                             "editions": sorted({e.name for e, _ in ka.editions})}
+        if ka.start is not None:
+            d["clause"] = loc.at(ka.start)[2].id
+        entries.append(d)
+    named: dict[str, int] = {}
+    for ka in r.kaozheng:
+        for name in {e.name for e, _ in ka.editions}:
+            named[name] = named.get(name, 0) + 1
+    return {"entries": len(entries), "matched": sum(1 for x in entries if x["matched"]),
+            "unmatched": [x for x in entries if not x["matched"]], "editions": named, "list": entries}
 
 
 def clause_report(r: BuildResult) -> dict[str, Any]:
@@ -294,6 +323,14 @@ def format_report(r: BuildResult) -> str:
     for s in r.sections:
         lay = ", ".join(f"{k} {v}" for k, v in s.layers.items())
         lines.append(f"  {s.n:>2} {s.title:<12} {lay}")
+    if r.kaozheng:
+        k = kaozheng_report(r)
+        lines.append("")
+        lines.append(f"考證 (the 四库 editors' textual notes): {k['entries']} entries, {k['matched']} anchored to "
+                     f"words that match their quotation ({100 * k['matched'] / k['entries']:.1f}%)")
+        for x in k["unmatched"]:
+            lines.append(f"  line {x['line']} {x['lemma']}: {x['how']} — {x['reason']}")
+        lines.append("  editions named (entries): " + ", ".join(f"{n} {c}" for n, c in k["editions"].items()))
     col = r.collation
     var = [s for s in col.sites if s.kind in ("variant", "emendation")]
     res = [s for s in col.sites if s.kind == "restored"]

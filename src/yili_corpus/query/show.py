@@ -18,10 +18,13 @@ from ..document import (
     readable,
 )
 from ..errors import UsageError
-from ..layers import KEYS, is_overlay, short
+from ..layers import KEYS, is_overlay, is_text, short
 from ..layers import name as layer_name
 from .index import CLAUSE_SEP
 from .refs import Address
+
+#: The layers shown after a paragraph's 经/记, in reading order (注 first, with its clause number).
+COMMENTARY = [k for k in KEYS if not is_text(k)]
 
 
 def name_of(key: str) -> str:
@@ -124,7 +127,7 @@ class Passage:
             self.notices.append(msg)
 
     def unit_text(self, u: Unit) -> str:
-        if u.layer == "shu":
+        if u.parts:  # a 疏 block's parts, a 考證 entry's lemma and note
             text = "".join(readable(c, self.chars) for _r, c, _s in u.parts)
         elif u.layer.startswith("trans"):
             text = "".join(s.text for s in u.sentences)
@@ -161,7 +164,7 @@ class Passage:
                           clauses_page(p.clauses))
                     for p in self.paragraphs
                 ]
-        for lay in ["zhu", "shu", "note", "trans", *self.extra]:
+        for lay in [*COMMENTARY, *self.extra]:
             if lay not in self.layers:
                 continue
             out = []
@@ -207,7 +210,7 @@ class Passage:
                     if u.layer == "zhu" and self._covers(u):
                         after = (u.target_end or u.target or "").rsplit(".", 1)[-1]
                         lines.append(f"  {_label('zhu')} [{after}]  {self.unit_text(u)}{page_text(u.page)}")
-            for lay in ["shu", "note", "trans", *self.extra]:
+            for lay in [*(k for k in COMMENTARY if k != "zhu"), *self.extra]:
                 if lay not in self.layers:
                     continue
                 for u in p.units:

@@ -33,6 +33,7 @@ from ..text.normalise import without_layout
 from ..text.pages import PageBreaks, clause_pages
 from ..text.segment import Locator
 from ..text.unencoded import Unencoded, sequences
+from .core import KAOZHENG
 
 if TYPE_CHECKING:  # the build's result, passed in by the pipeline
     from ..build_result import BuildResult
@@ -321,6 +322,18 @@ def to_document(r: BuildResult) -> Document:
             attrs["zhu"] = " ".join(f"#{zid[id(x)]}" for x in sa.zhu if id(x) in zid)
         place(Unit(uid, "shu", [], t0, t1, ptr.unit(head), n=str(sa.block), resp=resp.get("shu"),
                    attrs=attrs, parts=parts, editorial=sa.reason), pid)
+    # the 四库 editors' 考證: lemma and note, the editions it names as refs to the header's list
+    for k, ka in enumerate(r.kaozheng, 1):
+        if ka.start is None:
+            continue
+        u = ka.unit
+        pid, t0, t1 = span_ids(ka.start, ka.end if ka.end and ka.end > ka.start else ka.start + 1)
+        attrs = {"quotes": ka.quotes, "how": kaozheng_how(ka.how)}
+        if ka.zhu is not None and id(ka.zhu.unit) in zid:
+            attrs["zhu"] = "#" + zid[id(ka.zhu.unit)]
+        place(Unit(f"{cid}.{u.source}.kz{k}", KAOZHENG, [], t0, t1, ptr.unit(u), n=str(k), resp=resp.get(KAOZHENG),
+                   lang=script_lang[u.source], attrs=attrs, parts=_kaozheng_parts(ka, gl, ptr),
+                   editorial=ka.reason, pages=pages.unit(u)), pid)
     # notes: ids first (cross-references point at notes later in the file)
     note_uid: list[str] = []
     note_ids: dict[tuple[str, int], str] = {}
@@ -396,7 +409,44 @@ def to_document(r: BuildResult) -> Document:
                     commentators=[(c.id, c.name, c.resp) for c in commentators], titles=list(m.titles),
                     corpus=m.folder, overrides_table=_table(m, "overrides") if "overrides" in m.tables else "",
                     works_table=_table(m, "works"), traditional=m.traditional or "", pages=pages.pages,
-                    segmentation=segmentation_account(m), clause_changes=clause_changes(r, loc))
+                    segmentation=segmentation_account(m), clause_changes=clause_changes(r, loc),
+                    cited_editions=[(e.id, e.name, e.description, f"{r.manifest.pointer(_wfile(r))} lines {e.lines}")
+                                    for e in r.kaozheng_editions if any(x is e for a in r.kaozheng for x, _ in a.editions)],
+                    editions_table=_table(m, "kaozheng_editions") if "kaozheng_editions" in m.tables else "")
+
+
+def _wfile(r: BuildResult) -> str:
+    """The file of the 考證's witness."""
+    w = r.kaozheng[0].unit.source if r.kaozheng else ""
+    return next((s.file for s in r.manifest.sources if s.id == w), "")
+
+
+def kaozheng_how(how: str) -> str:
+    """How a 考證 entry was anchored, as the TEI keeps it (its @cert): exact, out of order, or
+    approximate (near, partial)."""
+    return how if how in ("exact", "out of order") else "approximate"
+
+
+def _kaozheng_parts(ka: Any, gl: _Glyphs, ptr: _Pointers) -> list[tuple[str, list[Any], str]]:
+    """A 考證 entry's lemma and note (``ab type=lemma|note``), the editions it names as refs."""
+    u = ka.unit
+    lemma, note = str(u.meta.get("lemma", "")), str(u.meta.get("note", ""))
+    circle = u.text.find("○")
+    parts: list[tuple[str, list[Any], str]] = []
+    if lemma:
+        parts.append(("lemma", gl.split(u.source, lemma), ptr.span(u.source, u.offset, u.offset + max(circle, 0))))
+    content: list[Any] = ["○"] if circle >= 0 else []  # the note part quotes the entry from its ○
+    i = 0
+    for e, at in ka.editions:
+        if at < i:
+            continue
+        content.extend(gl.split(u.source, note[i:at]))
+        content.append(Ref("edition", e.name, "#" + e.id))
+        i = at + len(e.name)
+    content.extend(gl.split(u.source, note[i:]))
+    parts.append(("note", [x for x in content if x != ""],
+                  ptr.span(u.source, u.offset + max(circle, 0), u.end)))
+    return parts
 
 
 def _zhu_content(z: Any, gl: _Glyphs, ptr: _Pointers) -> list[Any]:

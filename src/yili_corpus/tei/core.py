@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from lxml import etree
 
+from ..layers import KAOZHENG as KAOZHENG
 from ..layers import LAYERS
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
@@ -23,6 +24,10 @@ SERIES = {"（）": "numbered", "〔〕": "bracketed", "lemma": "lemma", "": "no
 #: 疏 lemma forms → @subtype.
 FORMS = {"“X”至“Y”": "range", "“X”": "single", "注“X”至“Y”": "zhu-range", "注“X”": "zhu-single"}
 
+#: The 四库 editors' 考證 (layer KAOZHENG) is a note holding its lemma and its note (ab type=lemma|note).
+#: How a 考證 entry was anchored → @cert (exact; found before the previous entry; near or partial).
+KZ_CERT = {"exact": "high", "out of order": "medium", "approximate": "low"}
+KZ_HOW_OF = {v: k for k, v in KZ_CERT.items()}
 
 #: Elements whose content is text (mixed content): never indented, their white space is text.
 MIXED = frozenset({

@@ -35,7 +35,7 @@ from ..document import (
 )
 from ..errors import DataError
 from ..layers import TEXT_KEYS
-from .core import FORMS, SERIES, TEI_NS, XML_ID, XML_LANG
+from .core import FORMS, KAOZHENG, KZ_HOW_OF, SERIES, TEI_NS, XML_ID, XML_LANG
 
 #: The largest TEI file the reader accepts (bytes). The chapter is about 0.5 MB.
 MAX_BYTES = 64 * 1024 * 1024
@@ -292,6 +292,16 @@ class _Reader:
                     u.parts.append((part.get("type", ""), self.inline(part), part.get("source", "")))
                 elif _local(part) == "note":
                     u.editorial = part.text or ""
+        elif layer == KAOZHENG:
+            u.attrs["quotes"] = e.get("subtype", "")
+            u.attrs["how"] = KZ_HOW_OF.get(e.get("cert", ""), "")
+            if e.get("corresp"):
+                u.attrs["zhu"] = e.get("corresp", "")
+            for part in e:
+                if _local(part) == "ab":
+                    u.parts.append((part.get("type", ""), self.inline(part), part.get("source", "")))
+                elif _local(part) == "note":
+                    u.editorial = part.text or ""
         elif layer == "note":
             sub = e.get("subtype", "none")
             if sub.endswith("-fragment"):
@@ -337,9 +347,17 @@ class _Reader:
         works = [
             (b.findtext("t:title[@type='as-cited']", "", NS), b.findtext("t:title[@type='main']", "", NS),
              b.get("type", ""), b.findtext("t:note", "", NS))
-            for b in root.iterfind("t:teiHeader/t:fileDesc/t:sourceDesc/t:listBibl/t:bibl", NS)
+            for b in root.iterfind("t:teiHeader/t:fileDesc/t:sourceDesc/t:listBibl[@type='cited-works']/t:bibl", NS)
         ]
-        wm = re.search(r"\(([^()]+)\)$", root.findtext("t:teiHeader/t:fileDesc/t:sourceDesc/t:listBibl/t:head", "", NS))
+        wm = re.search(r"\(([^()]+)\)$", root.findtext(
+            "t:teiHeader/t:fileDesc/t:sourceDesc/t:listBibl[@type='cited-works']/t:head", "", NS))
+        cited_editions = [
+            (b.get(XML_ID, ""), b.findtext("t:title", "", NS), b.findtext("t:note[@type='description']", "", NS),
+             b.findtext("t:note[@type='seen']", "", NS))
+            for b in root.iterfind("t:teiHeader/t:fileDesc/t:sourceDesc/t:listBibl[@type='kaozheng-editions']/t:bibl", NS)
+        ]
+        em = re.search(r"\(([^()]+)\)$", root.findtext(
+            "t:teiHeader/t:fileDesc/t:sourceDesc/t:listBibl[@type='kaozheng-editions']/t:head", "", NS))
         works_table = wm.group(1) if wm else f"{corpus}/works.tsv"
         commentators = [
             (p.get(XML_ID, ""), p.text or "", rs.findtext("t:resp", "", NS))
@@ -405,7 +423,8 @@ class _Reader:
                         collation, variants, folds, works, commentators=commentators, titles=titles,
                         corpus=corpus, overrides_table=overrides, works_table=works_table,
                         traditional=traditional, pages=pages, segmentation=segmentation,
-                        clause_changes=changes)
+                        clause_changes=changes, cited_editions=cited_editions,
+                        editions_table=em.group(1) if em else "")
 
     def chapter(self, root: etree._Element) -> tuple[str, str, int, list[str]]:
         """Work, chapter title, chapter number and the titles a reference may use, from the

@@ -45,7 +45,7 @@ from ..layers import TEXT_KEYS
 from ..tables import MAX_CORPUS_FILE
 from ..text.normalise import without_layout
 from . import read as tei_read
-from .core import TEI_NS, XML_ID
+from .core import KAOZHENG, TEI_NS, XML_ID
 from .read import parse_tei
 from .schema import load_schema
 
@@ -524,8 +524,11 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
             want = "".join(want.split())
             got = "".join(got.split())
         elif name in ("note", "ab", "rdg"):
-            if name == "note" and typ == "shu":
+            if name == "note" and (typ == "shu" or typ == KAOZHENG):
                 continue  # its parts carry their own pointers
+            parent = e.getparent()
+            if name == "ab" and parent is not None and parent.get("type") == KAOZHENG:
+                want = re.sub("\n\u3000+", "\n", want)  # a 考證 entry's continuation lines are indented
             # a note with an apparatus (a 注 of two witnesses) quotes its own witness's reading
             wit = src[0].lstrip("#") if name == "note" and src and src[0].startswith("#") else None
             got = _text(e, wit, glyphs)

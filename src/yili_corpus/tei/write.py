@@ -14,7 +14,7 @@ from ..document import App, Document, Edition, Glyph, Page, Ref, Section, Unit
 from ..document import Paragraph as DocParagraph
 from ..layers import LAYERS
 from ..layers import name as layer_title
-from .core import FORMS, SERIES, TEI_NS, XML_ID, XML_LANG, T, indent
+from .core import FORMS, KAOZHENG, KZ_CERT, SERIES, TEI_NS, XML_ID, XML_LANG, T, indent
 
 
 def _el(parent: etree._Element, tag: str, attrs: dict[str, str] | None = None, text: str | None = None) -> etree._Element:
@@ -106,6 +106,10 @@ def _unit(parent: etree._Element, u: Unit, para_ids: list[str], overrides: str =
     if u.layer == "shu":
         attrs["subtype"] = FORMS.get(u.attrs.get("form", ""), "")
         attrs["cert"] = "high" if u.attrs.get("how") == "exact" else "low"
+        attrs["corresp"] = u.attrs.get("zhu", "")
+    if u.layer == KAOZHENG:
+        attrs["subtype"] = u.attrs.get("quotes", "")
+        attrs["cert"] = KZ_CERT.get(u.attrs.get("how", ""), "")
         attrs["corresp"] = u.attrs.get("zhu", "")
     if u.layer == "note":
         sub = SERIES.get(u.attrs.get("series", ""), "none")
@@ -266,6 +270,15 @@ def build_tree(doc: Document) -> etree._Element:
             _el(b, "title", {"type": "main"}, normal)
             _el(b, "title", {"type": "as-cited"}, title)
             _el(b, "note", None, seen)
+    if doc.cited_editions:
+        lb = _el(sd, "listBibl", {"type": "kaozheng-editions"})
+        _el(lb, "head", None, "Editions named by the 四库 editors' 考證, with what each is "
+            f"(standard bibliographic identifications) ({doc.editions_table})")
+        for eid, name, desc, seen in doc.cited_editions:
+            b = _el(lb, "bibl", {XML_ID: eid})
+            _el(b, "title", None, name)
+            _el(b, "note", {"type": "description"}, desc)
+            _el(b, "note", {"type": "seen"}, seen)
     ed = _el(header, "encodingDesc")
     pd = _el(ed, "projectDesc")
     pp = _el(pd, "p", None, "The layers each section has (absent layers are absent in the sources, not left out):")
