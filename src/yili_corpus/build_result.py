@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # types only: the steps are loaded by the pipeline, not by th
     from .align.commentary import ShuAnchor, ZhuAnchor
     from .align.duplicates import TransLink
     from .align.notes import NoteAnchor
+    from .align.yinyi import YinyiResult
     from .model import ParsedSource, Section
     from .sources.manifest import Manifest
     from .text.clauses import ClauseDivision
@@ -20,6 +21,12 @@ if TYPE_CHECKING:  # types only: the steps are loaded by the pipeline, not by th
     from .text.normalise import Normaliser
     from .text.traditional import Traditional
     from .text.unencoded import Unencoded
+
+
+def _yinyi_result() -> YinyiResult:
+    from .align.yinyi import YinyiResult
+
+    return YinyiResult()
 
 
 @dataclass
@@ -47,3 +54,5 @@ class BuildResult:
     division: ClauseDivision | None = None
     #: the clause ids of the base witness's division that moved (old, new, change, text)
     moved_ids: list[dict[str, Any]] = field(default_factory=list)
+    #: the 音义 entries, parsed, attached and placed (:mod:`yili_corpus.align.yinyi`)
+    yinyi: YinyiResult = field(default_factory=lambda: _yinyi_result())

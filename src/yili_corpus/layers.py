@@ -63,6 +63,8 @@ LAYERS: tuple[Layer, ...] = (
           ("注", "郑注", "鄭注", "郑玄注", "鄭玄注", "commentary")),
     Layer("shu", "疏", "贾疏", "Jia Gongyan's subcommentary", "贾公彦疏", "note", "lzh",
           ("疏", "贾疏", "賈疏", "贾公彦疏", "賈公彥疏", "subcommentary")),
+    Layer("yinyi", "音义", "陆氏音义", "Lu Deming's glosses on readings (Jingdian shiwen)", "陆德明音义", "note", "lzh",
+          ("音义", "音義", "陆氏音义", "陸氏音義", "释文", "釋文", "经典释文", "經典釋文", "陆德明音义", "陸德明音義")),
     Layer("note", "今注", "今注", "modern note", "今注", "note", "zh-Hans",
           ("今注", "注释", "註釋", "notes")),
     Layer("trans", "今译", "今译", "modern translation", "今译", "sentences", "zh-Hans",

@@ -173,7 +173,7 @@ def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
         out.append(Record(p.id, p.id, s.n, p.id, p.layer, text, key, km, offs, "",
                           [list(c.page or ()) for c in p.clauses]))
         for u in p.units:
-            if u.layer == "shu":
+            if u.parts:  # 疏 blocks, 音义 entries
                 text = "".join(readable(c, chars) for _r, c, _s in u.parts)
             elif u.layer == "trans":
                 text = "".join(x.text for x in u.sentences)

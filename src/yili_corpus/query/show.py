@@ -124,7 +124,7 @@ class Passage:
             self.notices.append(msg)
 
     def unit_text(self, u: Unit) -> str:
-        if u.layer == "shu":
+        if u.parts:  # 疏 blocks, 音义 entries
             text = "".join(readable(c, self.chars) for _r, c, _s in u.parts)
         elif u.layer.startswith("trans"):
             text = "".join(s.text for s in u.sentences)
@@ -161,7 +161,7 @@ class Passage:
                           clauses_page(p.clauses))
                     for p in self.paragraphs
                 ]
-        for lay in ["zhu", "shu", "note", "trans", *self.extra]:
+        for lay in ["zhu", "shu", "yinyi", "note", "trans", *self.extra]:
             if lay not in self.layers:
                 continue
             out = []
@@ -207,7 +207,7 @@ class Passage:
                     if u.layer == "zhu" and self._covers(u):
                         after = (u.target_end or u.target or "").rsplit(".", 1)[-1]
                         lines.append(f"  {_label('zhu')} [{after}]  {self.unit_text(u)}{page_text(u.page)}")
-            for lay in ["shu", "note", "trans", *self.extra]:
+            for lay in ["shu", "yinyi", "note", "trans", *self.extra]:
                 if lay not in self.layers:
                     continue
                 for u in p.units:
@@ -216,6 +216,8 @@ class Passage:
                     first, last, quote = self.quote(u)
                     span = first.rsplit(".", 1)[-1] + ("" if first == last else "–" + last.rsplit(".", 1)[-1])
                     tag = _label(lay) + (f"{u.n}" if lay == "note" and u.n else "")
+                    if lay == "yinyi" and u.attrs.get("zhu"):  # a 音义 entry on a word of the 注
+                        span += " " + _label("zhu")
                     if lay.startswith("trans"):
                         lines.append(f"  {tag}  {self.unit_text(u)}")
                     else:

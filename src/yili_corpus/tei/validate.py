@@ -526,6 +526,8 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
         elif name in ("note", "ab", "rdg"):
             if name == "note" and typ == "shu":
                 continue  # its parts carry their own pointers
+            if name == "note" and typ == "yinyi":  # an entry may run over the block's lines, each in ( … )
+                want = without_layout(want).replace("(", "").replace(")", "")
             # a note with an apparatus (a 注 of two witnesses) quotes its own witness's reading
             wit = src[0].lstrip("#") if name == "note" and src and src[0].startswith("#") else None
             got = _text(e, wit, glyphs)
