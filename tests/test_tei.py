@@ -92,7 +92,7 @@ def test_layers_by_section(tree: etree._ElementTree) -> None:
         assert ("zhu" in _layers(tree, n)) == (n not in (40, 42)), n
     # the header says which sections have which layers
     items = {i.get("n"): i.text.split() for i in tree.getroot().iterfind(".//t:projectDesc//t:item", NS)}
-    assert items["17"] == ["jing", "zhu", "shu", "note"] and items["30"] == ["jing", "zhu", "note"]
+    assert items["17"] == ["jing", "zhu", "yinyi", "shu", "note"] and items["30"] == ["jing", "zhu", "note"]
     assert items["40"] == ["jing", "note"]
 
 

@@ -20,6 +20,8 @@ from .align.kaozheng import KaozhengAnchor, anchor_kaozheng, load_editions
 from .align.notes import NoteAnchor, anchor_notes
 from .align.overrides import apply_note_overrides, apply_trans_overrides, load_overrides
 from .align.xrefs import Chapters
+from .align.yinyi import YinyiResult, attach
+from .align.yinyi import place as place_yinyi
 from .build_result import BuildResult
 from .files import write_all
 from .report import (
@@ -60,6 +62,15 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
         if any(u.kind == "zhu_run" for u in parsed[sid].units):
             parsed[sid], found = split_runs(parsed[sid], base_key, norm)
             problems.extend(found)
+    # 音义: parsed and attached to the 经 and 注 characters before each block (file order), then
+    # out of the later steps (placed on the reading text once the 注 are anchored)
+    yinyi = YinyiResult()
+    for w in manifest.witnesses_of("yinyi"):
+        got = attach(parsed[w].units, norm)
+        yinyi.entries += got.entries
+        yinyi.unsplit += got.unsplit
+        p = parsed[w]
+        parsed[w] = type(p)(p.id, p.path, p.text, [u for u in p.units if u.kind != "yinyi"], p.noise)
     # the layers the build does not take yet stay out of every later step
     for s in manifest.sources:
         if s.held:
@@ -141,6 +152,14 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
         if sa.how != "exact":
             unplaced.append({"source": sa.units[0].source, "line": sa.units[0].line,
                              "reason": f"疏 block {sa.block} resolved {sa.how}: {sa.reason}"})
+    place_yinyi(yinyi, col, zhu)
+    for ya in yinyi.entries:
+        if ya.point is None or not ya.equal:
+            unplaced.append({"source": ya.block.source, "line": ya.block.line,
+                             "reason": f"音义 {ya.entry.text} (entry {ya.n}): {ya.how}"
+                                       + ("" if ya.equal or ya.unit is None else f", found {ya.found}")})
+    for b, rest in yinyi.unsplit:
+        unplaced.append({"source": b.source, "line": b.line, "reason": f"音义 block not split: {rest}"})
     hant = manifest.traditional
     trad = traditional_forms(col, parsed, hant, norm) if hant else None
     # 6. what every unencoded sequence stands for: the collations, then corpus/pua.tsv
@@ -148,7 +167,7 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
              if "pua" in manifest.tables else [])
     unencoded = resolve_unencoded(parsed, col.pua, from_zhu, table, norm)
     result = BuildResult(manifest, parsed, norm, col, sections, translations, notes, coverage, unplaced,
-                         zhu, shu, stale, trad, unencoded, division, moved, kaozheng, editions)
+                         zhu, shu, stale, trad, unencoded, division, moved, kaozheng, editions, yinyi)
     section_layers(result)
     return result
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # types only: the steps are loaded by the pipeline, not by th
     from .align.duplicates import TransLink
     from .align.kaozheng import Edition, KaozhengAnchor
     from .align.notes import NoteAnchor
+    from .align.yinyi import YinyiResult
     from .model import ParsedSource, Section
     from .sources.manifest import Manifest
     from .text.clauses import ClauseDivision
@@ -21,6 +22,12 @@ if TYPE_CHECKING:  # types only: the steps are loaded by the pipeline, not by th
     from .text.normalise import Normaliser
     from .text.traditional import Traditional
     from .text.unencoded import Unencoded
+
+
+def _yinyi_result() -> YinyiResult:
+    from .align.yinyi import YinyiResult
+
+    return YinyiResult()
 
 
 @dataclass
@@ -52,3 +59,5 @@ class BuildResult:
     kaozheng: list[KaozhengAnchor] = field(default_factory=list)
     #: the editions the 考證 names (``[tables] kaozheng_editions``)
     kaozheng_editions: list[Edition] = field(default_factory=list)
+    #: the 音义 entries, parsed, attached and placed (:mod:`yili_corpus.align.yinyi`)
+    yinyi: YinyiResult = field(default_factory=lambda: _yinyi_result())

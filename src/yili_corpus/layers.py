@@ -61,6 +61,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("ji", "记", "记", "ji (appended records)", "（记）", "clauses", "lzh", ("记", "記", "records")),
     Layer("zhu", "注", "郑注", "Zheng Xuan's commentary", "郑玄注", "note", "lzh",
           ("注", "郑注", "鄭注", "郑玄注", "鄭玄注", "commentary")),
+    Layer("yinyi", "音义", "陆氏音义", "Lu Deming's glosses on readings (Jingdian shiwen)", "陆德明音义", "note", "lzh",
+          ("音义", "音義", "陆氏音义", "陸氏音義", "释文", "釋文", "经典释文", "經典釋文", "陆德明音义", "陸德明音義")),
     Layer("shu", "疏", "贾疏", "Jia Gongyan's subcommentary", "贾公彦疏", "note", "lzh",
           ("疏", "贾疏", "賈疏", "贾公彦疏", "賈公彥疏", "subcommentary")),
     Layer("kaozheng", "考证", "四库考证", "the Siku editors' textual notes (考證)", "四库馆臣考证", "note", "lzh",

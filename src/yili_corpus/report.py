@@ -82,6 +82,10 @@ def section_layers(r: BuildResult) -> None:
         if sa.jing is not None:
             s, _p, _c = loc.at(sa.jing.start)
             s.layers["shu"] = s.layers.get("shu", 0) + 1
+    for ya in r.yinyi.placed:
+        assert ya.point is not None
+        s, _p, _c = loc.at(ya.point)
+        s.layers["yinyi"] = s.layers.get("yinyi", 0) + 1
     for a in r.notes:
         if a.start is not None:
             s, _p, _c = loc.at(a.start)
@@ -231,6 +235,7 @@ def report_json(r: BuildResult) -> dict[str, Any]:
             for t in r.translations
         ],
         "unplaced": r.unplaced,
+        "yinyi": yinyi_summary(r),
         "witness_pairs": witness_pairs(r),
         "outvoted": {s.id: outvoted(r, s.id) for s in r.manifest.sources if {"jing", "ji"} & set(s.layers)},
         "alignment": alignment_report(r),
@@ -301,6 +306,22 @@ def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
 
+def yinyi_summary(r: BuildResult) -> dict[str, Any]:
+    """The 音义 figures: blocks, how many split cleanly, entries, how many are attached to a
+    character equal to their head (in the 注, in the 经), and each of the rest with its reason."""
+    y = r.yinyi
+    blocks = {id(a.block) for a in y.entries} | {id(b) for b, _r in y.unsplit}
+    ok = [a for a in y.entries if a.equal and a.point is not None]
+    return {
+        "blocks": len(blocks), "split": len(blocks) - len(y.unsplit), "entries": len(y.entries),
+        "attached_equal": len(ok), "share": len(ok) / len(y.entries) if y.entries else 0.0,
+        "in_zhu": sum(1 for a in ok if a.zhu is not None), "in_jing": sum(1 for a in ok if a.jing is not None),
+        "rest": [{"source": a.block.source, "line": a.block.line, "entry": a.entry.text, "reason": a.how}
+                 for a in y.entries if not (a.equal and a.point is not None)]
+                + [{"source": b.source, "line": b.line, "entry": rest, "reason": "not split"} for b, rest in y.unsplit],
+    }
+
+
 def format_report(r: BuildResult) -> str:
     """The coverage report as text for the terminal."""
     lines = ["Sources (text characters: CJK ideographs and private-use code points)"]
@@ -318,6 +339,14 @@ def format_report(r: BuildResult) -> str:
         if c.get("held"):
             held = ", ".join(f"{k} {v}" for k, v in c["held"].items())
             lines.append(f"      held (parsed and counted, not yet in the TEI): {held}")
+    y = yinyi_summary(r)
+    if y["blocks"]:
+        lines.append("")
+        lines.append(f"音义 (陆德明): {y['blocks']} blocks, {y['split']} split cleanly into {y['entries']} entries; "
+                     f"{y['attached_equal']} ({100 * y['share']:.1f}%) attached to a character equal to the head "
+                     f"({y['in_zhu']} in the 注, {y['in_jing']} in the 经); the rest (listed with unplaced):")
+        for x in y["rest"]:
+            lines.append(f"  {x['source']} line {x['line']}: {x['entry']} — {x['reason']}")
     lines.append("")
     lines.append("Sections and layers (units per layer)")
     for s in r.sections:

@@ -219,6 +219,8 @@ class Passage:
                     first, last, quote = self.quote(u)
                     span = first.rsplit(".", 1)[-1] + ("" if first == last else "–" + last.rsplit(".", 1)[-1])
                     tag = _label(lay) + (f"{u.n}" if lay == "note" and u.n else "")
+                    if lay == "yinyi" and u.attrs.get("zhu"):  # a 音义 entry on a word of the 注
+                        span += " " + _label("zhu")
                     if lay.startswith("trans"):
                         lines.append(f"  {tag}  {self.unit_text(u)}")
                     else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..align.yinyi import entry_span as yinyi_span
 from ..document import (
     LEAF,
     App,
@@ -33,7 +34,7 @@ from ..text.normalise import without_layout
 from ..text.pages import PageBreaks, clause_pages
 from ..text.segment import Locator
 from ..text.unencoded import Unencoded, sequences
-from .core import KAOZHENG
+from .core import KAOZHENG, YINYI_KINDS
 
 if TYPE_CHECKING:  # the build's result, passed in by the pipeline
     from ..build_result import BuildResult
@@ -334,6 +335,22 @@ def to_document(r: BuildResult) -> Document:
         place(Unit(f"{cid}.{u.source}.kz{k}", KAOZHENG, [], t0, t1, ptr.unit(u), n=str(k), resp=resp.get(KAOZHENG),
                    lang=script_lang[u.source], attrs=attrs, parts=_kaozheng_parts(ka, gl, ptr),
                    editorial=ka.reason, pages=pages.unit(u)), pid)
+    # 音义: one note an entry, at the clause of the 经 character it glosses (or of the 注 it is in)
+    blocks: dict[int, int] = {}
+    for ya in r.yinyi.placed:
+        b = blocks.setdefault(id(ya.block), len(blocks) + 1)
+        assert ya.point is not None
+        pid, t0, _t1 = span_ids(ya.point, ya.point + 1)
+        e = ya.entry
+        parts = [("head", gl.split(ya.block.source, e.head), "")]
+        parts += [(YINYI_KINDS[i.kind], gl.split(ya.block.source, i.text), "") for i in e.items]
+        attrs = {"kind": YINYI_KINDS[e.kind]}
+        if ya.zhu is not None and id(ya.zhu.unit) in zid:
+            attrs["zhu"] = "#" + zid[id(ya.zhu.unit)]
+        x, y = yinyi_span(ya)
+        place(Unit(f"{cid}.{ya.block.source}.yinyi{b}.{ya.n}", "yinyi", [], t0, t0, ptr.span(ya.block.source, x, y),
+                   n=f"{b}.{ya.n}", resp=resp.get("yinyi"), lang=script_lang[ya.block.source], attrs=attrs,
+                   parts=parts, pages=pages.unit(ya.block)), pid)
     # notes: ids first (cross-references point at notes later in the file)
     note_uid: list[str] = []
     note_ids: dict[tuple[str, int], str] = {}

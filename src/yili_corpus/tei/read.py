@@ -302,6 +302,14 @@ class _Reader:
                     u.parts.append((part.get("type", ""), self.inline(part), part.get("source", "")))
                 elif _local(part) == "note":
                     u.editorial = part.text or ""
+        elif layer == "yinyi":
+            u.attrs["kind"] = e.get("subtype", "")
+            if e.get("corresp"):
+                u.attrs["zhu"] = e.get("corresp", "")
+            for part in e:
+                name = _local(part)
+                role = "head" if name == "term" else "gloss" if name == "gloss" else part.get("type", "")
+                u.parts.append((role, self.inline(part), ""))
         elif layer == "note":
             sub = e.get("subtype", "none")
             if sub.endswith("-fragment"):

@@ -529,6 +529,8 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
             parent = e.getparent()
             if name == "ab" and parent is not None and parent.get("type") == KAOZHENG:
                 want = re.sub("\n\u3000+", "\n", want)  # a 考證 entry's continuation lines are indented
+            if name == "note" and typ == "yinyi":  # an entry may run over the block's lines, each in ( … )
+                want = without_layout(want).replace("(", "").replace(")", "")
             # a note with an apparatus (a 注 of two witnesses) quotes its own witness's reading
             wit = src[0].lstrip("#") if name == "note" and src and src[0].startswith("#") else None
             got = _text(e, wit, glyphs)

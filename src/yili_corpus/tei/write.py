@@ -111,6 +111,9 @@ def _unit(parent: etree._Element, u: Unit, para_ids: list[str], overrides: str =
         attrs["subtype"] = u.attrs.get("quotes", "")
         attrs["cert"] = KZ_CERT.get(u.attrs.get("how", ""), "")
         attrs["corresp"] = u.attrs.get("zhu", "")
+    if u.layer == "yinyi":
+        attrs["subtype"] = u.attrs.get("kind", "")
+        attrs["corresp"] = u.attrs.get("zhu", "")
     if u.layer == "note":
         sub = SERIES.get(u.attrs.get("series", ""), "none")
         if u.attrs.get("fragment"):
@@ -127,6 +130,12 @@ def _unit(parent: etree._Element, u: Unit, para_ids: list[str], overrides: str =
     if u.target_end and u.target_end != u.target:
         attrs["targetEnd"] = "#" + u.target_end
     note = _el(parent, "note", attrs)
+    if u.layer == "yinyi":
+        # the head as a term, each item a seg of its kind (a reading: 反切, 音, 如字, 又音) or a gloss
+        for role, content, _src in u.parts:
+            tag = "term" if role == "head" else "gloss" if role == "gloss" else "seg"
+            _inline(_el(note, tag, {"type": role} if tag == "seg" else {}), content)
+        return
     if u.parts:
         for role, content, src in u.parts:
             part = _el(note, "ab", {"type": role, "source": src})
