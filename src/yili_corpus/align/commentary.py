@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,6 +76,8 @@ class ShuAnchor:
     zhu_parts: list[tuple[SourceUnit, list[SourceUnit]]] = field(default_factory=list)
     how: str = "exact"
     reason: str = ""
+    #: the 疏's own division (``自此至X論Y``): {"verb", "to", "title"} where its 釋曰 part names one
+    division: dict[str, str] | None = None
 
 
 class WitnessMap:
@@ -152,6 +155,8 @@ def anchor_commentary(
         prev = sp
         zhus.append(ZhuAnchor(u, sp))
     zhu_keys = {id(u): sub(norm.key(u.text)) for us in zhu_by_para.values() for u in us}
+    if any(u.kind == "shu" and "parts" in u.meta for u in units):
+        return zhus, _shu_by_position(units, maps, zhus)
 
     # 疏 blocks
     blocks: dict[int, list[SourceUnit]] = {}
@@ -194,6 +199,70 @@ def anchor_commentary(
             prev_start = sa.jing.start
         shus.append(sa)
     return zhus, shus
+
+
+def _shu_by_position(units: list[SourceUnit], maps: dict[int, WitnessMap],
+                     zhus: list[ZhuAnchor]) -> list[ShuAnchor]:
+    """Anchor the 疏 blocks of the 四库 layout by where they stand: a block follows the 经 (and 注,
+    音義) it comments on, so its 釋曰 part covers the 经 pieces since the previous block and its
+    注釋曰 part the 注 units since the previous block. A block with no 经 since the previous one
+    (a 疏 on the 注 only) takes the span of the 注 it explains; with neither, the previous block's
+    span. The evidence that decided is the anchor's ``reason``."""
+    zspan = {id(z.unit): z.span for z in zhus}
+    out: list[ShuAnchor] = []
+    jing: list[Span] = []
+    zs: list[SourceUnit] = []
+    prev: Span | None = None
+    for u in units:
+        if u.kind == "text":
+            m = maps.get(u.meta["para"])
+            sp = m.span_of(u) if m is not None else None
+            if sp is not None:
+                jing.append(sp)
+        elif u.kind == "zhu":
+            zs.append(u)
+        elif u.kind == "shu":
+            kinds = [str(p["kind"]) for p in u.meta["parts"]]
+            zsp = [zspan[id(z)] for z in zs if id(z) in zspan]
+            if jing:
+                sp = Span(min(x.start for x in jing), max(x.end for x in jing))
+                why = f"its place: after the 经 since 疏 {u.meta['n'] - 1}" if u.meta["n"] > 1 else "its place: after the 经 from the start"
+            elif zsp:
+                sp = Span(min(x.start for x in zsp), max(x.end for x in zsp))
+                why = "its place: no 经 since the previous 疏, the span of the 注 it follows"
+            else:
+                sp = prev
+                why = "its place: nothing since the previous 疏, whose span it shares"
+            if zs:
+                why += f"; 注 {', '.join(str(z.meta['n']) for z in zs)} between the previous 疏 and it"
+            div = _division(str(u.meta["text"]), u.meta["parts"])
+            sa = ShuAnchor(int(u.meta["n"]), [u], "position", ("", None), sp, zhu=list(zs) if "zhu" in kinds else [],
+                           how="position", reason=why)
+            if div is not None:
+                sa.division = div
+                sa.reason += f"; its 釋曰 names the 疏's own section: {div['words']}"
+            out.append(sa)
+            prev = sp if sp is not None else prev
+            jing, zs = [], []
+    return out
+
+
+#: The 疏's own division at the head of a 釋曰 part: 自此至X論Y, 自此盡X論Y, 自此以下至X論Y,
+#: 此已下論Y (to the next division).
+DIVISION_RE = re.compile(r"(?:自此|此)(?:[以已]下)?(?:(至|盡)(.{1,20}?))?論(.{1,40}?)(?:之事|之法|之義|事)")
+
+
+def _division(text: str, parts: list[dict[str, object]]) -> dict[str, str] | None:
+    """The division a 疏 block's 釋曰 part names at its head, or None."""
+    for p in parts:
+        if p["kind"] != "jing":
+            continue
+        a = int(str(p["start"]))
+        m = DIVISION_RE.search(text, a, int(str(p["end"])))
+        if m and m.start() - a <= 4:
+            return {"verb": m.group(1) or "", "to": m.group(2) or "", "title": m.group(3),
+                    "words": m.group(0)}
+    return None
 
 
 def _zhu_range(

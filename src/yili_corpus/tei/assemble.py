@@ -173,6 +173,20 @@ class _Glyphs:
         return out
 
 
+def _part_slice(u: SourceUnit, a: int, b: int) -> tuple[int, int]:
+    """The file offsets of characters ``[a, b)`` of a unit's reading (``meta["text"]``): each
+    character of the reading is found in order in the slice, past the marks the reading drops."""
+    reading = reading_of(u)
+    offs: list[int] = []
+    j = 0
+    for ch in reading[: b]:
+        while j < len(u.text) and u.text[j] != ch:
+            j += 1
+        offs.append(u.offset + j)
+        j += 1
+    return offs[a], offs[b - 1] + 1
+
+
 def reading_of(u: SourceUnit) -> str:
     """A unit's text as a reader reads it: the parser's reading without layout marks (line ends,
     page breaks, column breaks) where the format has them (``meta["text"]``), else the slice."""
@@ -315,12 +329,18 @@ def to_document(r: BuildResult) -> Document:
         if sa.jing is None:
             continue
         pid, t0, t1 = span_ids(sa.jing.start, sa.jing.end)
-        parts = [(str(u.meta.get("role", "body")), gl.split(u.source, u.text), ptr.unit(u)) for u in sa.units]
+        if "parts" in head.meta:  # the 四库 layout: one block, its 釋曰 / 注釋曰 parts
+            parts = [(str(p["kind"]), gl.split(head.source, reading_of(head)[p["start"]:p["end"]]),
+                      ptr.span(head.source, *_part_slice(head, p["start"], p["end"])))
+                     for p in head.meta["parts"]]
+        else:
+            parts = [(str(u.meta.get("role", "body")), gl.split(u.source, u.text), ptr.unit(u)) for u in sa.units]
         attrs = {"form": sa.form, "how": sa.how}
         if sa.zhu:
             attrs["zhu"] = " ".join(f"#{zid[id(x)]}" for x in sa.zhu if id(x) in zid)
         place(Unit(uid, "shu", [], t0, t1, ptr.unit(head), n=str(sa.block), resp=resp.get("shu"),
-                   attrs=attrs, parts=parts, editorial=sa.reason), pid)
+                   lang=script_lang[head.source], attrs=attrs, parts=parts, editorial=sa.reason,
+                   pages=pages.unit(head) if "parts" in head.meta else []), pid)
     # notes: ids first (cross-references point at notes later in the file)
     note_uid: list[str] = []
     note_ids: dict[tuple[str, int], str] = {}

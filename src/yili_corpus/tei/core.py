@@ -21,7 +21,7 @@ XML_LANG = f"{{{XML_NS}}}lang"
 #: Series of notes → @subtype.
 SERIES = {"（）": "numbered", "〔〕": "bracketed", "lemma": "lemma", "": "none"}
 #: 疏 lemma forms → @subtype.
-FORMS = {"“X”至“Y”": "range", "“X”": "single", "注“X”至“Y”": "zhu-range", "注“X”": "zhu-single"}
+FORMS = {"“X”至“Y”": "range", "“X”": "single", "注“X”至“Y”": "zhu-range", "注“X”": "zhu-single", "position": "position"}
 
 
 #: Elements whose content is text (mixed content): never indented, their white space is text.
