@@ -16,8 +16,8 @@
 from __future__ import annotations
 
 import bisect
-import re
 import difflib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
