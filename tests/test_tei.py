@@ -83,8 +83,8 @@ def test_layers_by_section(tree: etree._ElementTree) -> None:
     for n in range(16, 23):
         assert {"jing", "zhu", "shu"} <= _layers(tree, n), n
     for n in range(1, 14):
-        assert {"jing", "zhu", "trans"} <= _layers(tree, n), n
-        assert "shu" not in _layers(tree, n)
+        # the 四库 witness's 疏 covers every section of the 经
+        assert {"jing", "zhu", "shu", "trans"} <= _layers(tree, n), n
     for n in (52, 53):
         assert {"ji", "zhu", "trans", "note"} <= _layers(tree, n), n
     for n in range(23, 52):
