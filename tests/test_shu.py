@@ -54,3 +54,19 @@ def test_report_json_counts_the_shu(built: BuildResult) -> None:
     from yili_corpus.report import report_json
     rep = json.loads(json.dumps(report_json(built), ensure_ascii=False))
     assert sum(row["shu"] for row in rep["alignment"]["sections"]) == len(built.shu)
+
+
+def test_a_range_covers_its_own_passage(built: BuildResult) -> None:
+    """“上射”至“并行” (w003): the 疏 discusses 少左 of the passage's first clause, so the range runs
+    from the paragraph's first 上射 (上射升堂少左), not the 上射 of 上射揖, and says so."""
+    from yili_corpus.text.segment import Locator
+
+    loc = Locator(built.sections)
+    sa = next(x for x in built.shu if x.units[0].source == "w003" and x.lemma == ("上射", "并行"))
+    _s, para, c0 = loc.at(sa.jing.start)
+    _s, _p, c1 = loc.at(sa.jing.end - 1)
+    assert c0.id == para.clauses[0].id and c1.id == para.clauses[-1].id
+    assert "少左" in "".join(built.collation.base.key[sa.jing.start:sa.jing.end])
+    assert "the first after the previous 疏's end" in sa.reason
+    tei = (ROOT / "tei" / "yili-xiangsheli.xml").read_text(encoding="utf-8")
+    assert "a range covers its own passage" in tei

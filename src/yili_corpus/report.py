@@ -80,7 +80,8 @@ def section_layers(r: BuildResult) -> None:
         s.layers["zhu"] = s.layers.get("zhu", 0) + 1
     for sa in r.shu:
         if sa.jing is not None:
-            s, _p, _c = loc.at(sa.jing.start)
+            # a block anchored by its place counts where it stands (the section of its span's end)
+            s, _p, _c = loc.at(sa.jing.end - 1 if sa.how == "position" else sa.jing.start)
             s.layers["shu"] = s.layers.get("shu", 0) + 1
     for a in r.notes:
         if a.start is not None:
@@ -107,7 +108,7 @@ def alignment_report(r: BuildResult) -> dict[str, Any]:
     for sa in r.shu:
         if sa.jing is None:
             continue
-        row = per[loc.at(sa.jing.start)[0].n]
+        row = per[loc.at(sa.jing.end - 1 if sa.how == "position" else sa.jing.start)[0].n]
         row["shu"] += 1
         row["shu_by_position"] += sa.how not in ("exact", "position")
     for a in r.notes:

@@ -165,6 +165,7 @@ def anchor_commentary(
             blocks.setdefault(u.meta["block"], []).append(u)
     shus: list[ShuAnchor] = []
     prev_start = 0
+    prev_end = 0
     para_span = {p: Span(m.al.bstart, m.al.bend) for p, m in maps.items()}
     for b, bu in sorted(blocks.items()):
         head = bu[0]
@@ -186,7 +187,8 @@ def anchor_commentary(
                 sa.reason = f"no 注 of paragraph {para} matches {form}"
         else:
             sa.jing, sa.how, sa.reason = _resolve_jing(
-                col, reading_key, rmap, sub(norm.key(x)), sub(norm.key(y)) if y else None, ps, prev_start, form
+                col, reading_key, rmap, sub(norm.key(x)), sub(norm.key(y)) if y else None, ps, prev_start, form,
+                prev_end,
             )
         for part in bu[1:]:
             if part.meta.get("role") == "zhu_lemma":
@@ -197,6 +199,7 @@ def anchor_commentary(
                     sa.zhu = got
         if sa.jing is not None:
             prev_start = sa.jing.start
+            prev_end = max(prev_end, sa.jing.end)
         shus.append(sa)
     return zhus, shus
 
@@ -298,6 +301,7 @@ def _resolve_jing(
     para: Span | None,
     prev_start: int,
     form: str,
+    prev_end: int = 0,
 ) -> tuple[Span | None, str, str]:
     """Resolve a 经 lemma range in the reading-text key (see module doc)."""
     if para is None:
@@ -322,8 +326,16 @@ def _resolve_jing(
     j = rkey.rfind(y, r0, r1)
     if j >= 0:
         i = rkey.rfind(x, lo, j + 1)
+        # a range covers its own passage: X is its first occurrence in the paragraph after the
+        # previous block's end (“上射”至“并行” on 21.5 from 上射升堂, not the 上射 of 上射揖)
+        first = rkey.find(x, max(r0, bisect.bisect_left(rmap, prev_end)), j + 1)
         if i >= 0:
             best = (i, j + len(y))
+            if 0 <= first < i:
+                best = (first, j + len(y))
+                why = (f"{form}: X occurs {rkey.count(x, first, j + 1)} times before Y in the paragraph; "
+                       "the first after the previous 疏's end is taken (a range covers its own passage)")
+                return Span(rmap[first], rmap[best[1] - 1] + 1), "exact", why
     if best is not None:
         i, e = best
         return Span(rmap[i], rmap[e - 1] + 1), "exact", ""

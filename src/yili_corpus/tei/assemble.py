@@ -328,7 +328,14 @@ def to_document(r: BuildResult) -> Document:
         uid = f"{cid}.{head.source}.shu{sa.block}"
         if sa.jing is None:
             continue
-        pid, t0, t1 = span_ids(sa.jing.start, sa.jing.end)
+        start, editorial = sa.jing.start, sa.reason
+        if sa.how == "position":  # like a 注: it stands in the section of its span's end
+            end_sec, first = loc.at(sa.jing.end - 1)[0], loc.at(sa.jing.start)[0]
+            if first.n != end_sec.n:
+                start = end_sec.start
+                editorial += (f"; the 经 since the previous 疏 begins in section {first.n}: "
+                              f"anchored in section {end_sec.n}, where the block stands")
+        pid, t0, t1 = span_ids(start, sa.jing.end)
         if "parts" in head.meta:  # the 四库 layout: one block, its 釋曰 / 注釋曰 parts
             parts = [(str(p["kind"]), gl.split(head.source, reading_of(head)[p["start"]:p["end"]]),
                       ptr.span(head.source, *_part_slice(head, p["start"], p["end"])))
@@ -339,7 +346,7 @@ def to_document(r: BuildResult) -> Document:
         if sa.zhu:
             attrs["zhu"] = " ".join(f"#{zid[id(x)]}" for x in sa.zhu if id(x) in zid)
         place(Unit(uid, "shu", [], t0, t1, ptr.unit(head), n=str(sa.block), resp=resp.get("shu"),
-                   lang=script_lang[head.source], attrs=attrs, parts=parts, editorial=sa.reason,
+                   lang=script_lang[head.source], attrs=attrs, parts=parts, editorial=editorial,
                    pages=pages.unit(head) if "parts" in head.meta else []), pid)
     # notes: ids first (cross-references point at notes later in the file)
     note_uid: list[str] = []
