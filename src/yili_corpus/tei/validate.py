@@ -527,11 +527,13 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
             if name == "note" and typ == "shu":
                 continue  # its parts carry their own pointers
             # a note with an apparatus (a 注 of two witnesses) quotes its own witness's reading
-            wit = src[0].lstrip("#") if name == "note" and src and src[0].startswith("#") else None
+            wit = (src[0].lstrip("#") if (name == "note" or (name == "ab" and e.getparent() is not None
+                                                              and _in_shu(e))) and src
+                   and src[0].startswith("#") else None)
             got = _text(e, wit, glyphs)
         else:
             continue
-        if name == "ab" and got != without_layout(want) and _in_shu(e):
+        if name in ("ab", "rdg") and got != without_layout(want) and _in_shu(e):
             # a 疏 part of the 四库 layout: small print, each line wrapped in ( … )
             want = without_layout(want).replace(")(", "")
         if got != want and got != without_layout(want):  # a unit over several lines of a mandoku file
@@ -542,9 +544,13 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
 
 
 def _in_shu(e: etree._Element) -> bool:
-    """Whether ``e`` is a part of a 疏 note."""
+    """Whether ``e`` is (in) a part of a 疏 note."""
     p = e.getparent()
-    return p is not None and etree.QName(p).localname == "note" and p.get("type") == "shu"
+    while p is not None:
+        if etree.QName(p).localname == "note":
+            return p.get("type") == "shu"
+        p = p.getparent()
+    return False
 
 
 def _declared_glyphs(root: etree._Element) -> dict[str, str]:
