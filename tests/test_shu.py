@@ -40,6 +40,8 @@ def test_siku_shu_in_the_tei_show_and_search() -> None:
     assert r.exit_code == 0 and "xiangsheli.2.2@shu" in r.output, r.output
     r = CliRunner().invoke(main, ["show", "2", "--script", "hant"])
     assert r.exit_code == 0 and "此已下論預張矦之事" in r.output, r.output
+    # the 四库 copy is the 疏's traditional witness: no notice that there is none
+    assert "贾疏: no traditional witness" not in r.output
 
 
 def test_division_table_is_in_the_docs(built: BuildResult) -> None:
