@@ -173,10 +173,6 @@ class _Glyphs:
         return out
 
 
-#: The ``ab/@type`` of a 四库 疏 block's parts: 釋曰 (on the 经), 注釋曰, 傳釋曰, text before a mark.
-PART_TYPES = {"jing": "on-jing", "zhu": "on-zhu", "zhuan": "on-zhuan", "unmarked": "unmarked"}
-
-
 def _part_slice(u: SourceUnit, a: int, b: int) -> tuple[int, int]:
     """The file offsets of characters ``[a, b)`` of a unit's reading (``meta["text"]``): each
     character of the reading is found in order in the slice, past the marks the reading drops."""
@@ -345,7 +341,8 @@ def to_document(r: BuildResult) -> Document:
             if sa.other is not None:  # the other witness's lemma, its own part
                 parts += [("lemma", gl.split(u.source, u.text), ptr.unit(u))
                           for u in sa.other.units if u.meta.get("role") == "lemma"]
-            parts += [(PART_TYPES.get(str(p["kind"]), str(p["kind"])), _shu_part_content(sa, p["start"], p["end"], gl, ptr),
+            # ab/@type: on-jing (釋曰), on-zhu (注釋曰), on-zhuan (傳釋曰), on-unmarked (before a mark)
+            parts += [(f"on-{p['kind']}", _shu_part_content(sa, p["start"], p["end"], gl, ptr),
                        ptr.span(head.source, *_part_slice(head, p["start"], p["end"])))
                       for p in head.meta["parts"]]
         else:
