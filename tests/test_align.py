@@ -73,12 +73,19 @@ def test_the_siku_zhu_ends_where_the_jing_resumes(built: BuildResult) -> None:
 
 # -- 疏 ---------------------------------------------------------------------------------------------
 
+def w003_shu(built: BuildResult) -> list:
+    """The 疏 blocks of w003 (the blocks that name lemma ranges)."""
+    own = [sa for sa in built.shu if sa.units[0].source == "w003"]
+    merged = [sa.other for sa in built.shu if sa.other is not None]  # collated into the 四库 copy's
+    return sorted(own + merged, key=lambda sa: sa.block)
+
+
 def test_all_40_shu_blocks_resolve(built: BuildResult) -> None:
-    assert len(built.shu) == 40
-    forms = Counter(sa.form for sa in built.shu)
+    assert len(w003_shu(built)) == 40
+    forms = Counter(sa.form for sa in w003_shu(built))
     assert set(forms) == {"“X”至“Y”", "“X”", "注“X”至“Y”", "注“X”"}
     by_position = []
-    for sa in built.shu:
+    for sa in w003_shu(built):
         x, y = (pua_sub(built, built.norm.key(t)) if t else None for t in sa.lemma)
         assert sa.jing is not None, sa.block
         if sa.form.startswith("注"):
@@ -95,11 +102,12 @@ def test_all_40_shu_blocks_resolve(built: BuildResult) -> None:
         (7, ("司射", "拾矢"), by_position[0][2]),
     ]
     assert "Y does not occur" in by_position[0][2]
-    assert rkey(built, built.shu[6].jing.start, built.shu[6].jing.end).endswith("弓矢拾")
+    sa7 = w003_shu(built)[6]
+    assert rkey(built, sa7.jing.start, sa7.jing.end).endswith("弓矢拾")
 
 
 def test_shu_lemmas_with_unencoded_characters(built: BuildResult) -> None:
-    by_line = {sa.units[0].line: sa for sa in built.shu}
+    by_line = {sa.units[0].line: sa for sa in w003_shu(built)}
     sa = by_line[277]  # [疏]“司马<U+E7A1>堂西”
     assert rkey(built, sa.jing.start, sa.jing.end) == "司马适堂西"
     sa = by_line[295]  # [疏]“司马”至“设<U+E3AB U+E4A4>”
@@ -110,7 +118,7 @@ def test_shu_lemmas_with_unencoded_characters(built: BuildResult) -> None:
 
 
 def test_every_zhu_part_of_the_shu_resolves(built: BuildResult) -> None:
-    parts = [(p, got) for sa in built.shu for p, got in sa.zhu_parts]
+    parts = [(p, got) for sa in w003_shu(built) for p, got in sa.zhu_parts]
     assert len(parts) == 32
     assert all(got for _p, got in parts)
 
@@ -300,7 +308,8 @@ def test_bad_override_header_is_refused(corpus_copy: Path) -> None:
 def test_alignment_report_per_section(built: BuildResult) -> None:
     rep = alignment_report(built)
     rows = {r["section"]: r for r in rep["sections"]}
-    assert rows[17]["zhu"] == 3 and rows[17]["shu"] == 3
+    w003_17 = sum(1 for sa in w003_shu(built) if sa.jing and built.sections[16].start <= sa.jing.start < built.sections[16].end)
+    assert rows[17]["zhu"] == 3 and w003_17 == 3 and rows[17]["shu"] > w003_17
     assert rows[19]["shu_by_position"] == 1
     assert rows[5]["trans"] == 2 and rows[5]["sentences"] > 20
     assert rows[30]["trans"] == 0

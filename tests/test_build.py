@@ -235,10 +235,10 @@ def test_layers_per_section(built: BuildResult) -> None:
         # the 四库 copy has 注 in every section but two, whose 经 (如初 …) runs on with no 注 mark
         # into the next section's, where the 注 stands after the words it explains (视算, 执 …)
         assert ("zhu" in s.layers) == (s.n not in (40, 42)), s.n
-        if 16 <= s.n <= 22:
-            assert "shu" in s.layers, s.n
-        else:
-            assert "shu" not in s.layers, s.n
+        # the 四库 copy has 疏 on every section; a section without one of its own lies inside
+        # the 经 since the previous 疏 of one that stands in a later section
+        if "shu" not in s.layers:
+            assert any(sa.jing.start <= s.start < sa.jing.end for sa in built.shu if sa.jing), s.n
         if s.n <= 13 or s.n >= 52:
             assert "trans" in s.layers, s.n
         else:
@@ -311,5 +311,6 @@ def test_the_report_lists_substantive_variants_per_pair_of_witnesses(built: Buil
     assert rep["witness_pairs"][0]["pair"] == ["w005", "w003"] and "w005" in rep["outvoted"]
     text = format_report(built)
     assert "  w005–w001: 15" in text and "w005 (ranked first) outvoted at 7 place(s)" in text
-    assert "held (parsed and counted, not yet in the TEI): shu 317" in text
+    assert "held (parsed and counted" not in text  # every layer of the 四库 copy is in the TEI
+    assert "疏 of w005: 317 blocks in the file, 317 anchored by their place" in text
     assert "196 × page break (no text characters" in text

@@ -87,11 +87,13 @@ def test_report_header_and_pointers_name_the_copys_own_witnesses_and_files(copy:
     assert "collated from bw (the base, complete), sk, zs, pg, jy and nt" in doc.collation
     assert "witness rank of yinjiu-src/manifest.toml (sk, zs, pg, jy, nt, bw)" in doc.collation
     assert "Clauses are divided by the evidence of the witnesses (segmentation)" in doc.collation
-    # the 注/疏 counts come from the witnesses whose layers hold zhu and shu (sk: 注; zs: 注 and 疏)
+    # the 注/疏 counts come from the witnesses whose layers hold zhu and shu (sk: 注 and 疏 of every
+    # section; zs: 注 and 疏 of 16–22)
     data = json.loads(report)
     layers = {s["n"]: s["layers"] for s in data["sections"]}
     assert all(layers[n].get("zhu", 0) > 0 and layers[n].get("shu", 0) > 0 for n in range(16, 23))
-    assert not any("shu" in layers[n] for n in (*range(1, 16), *range(23, 54)))
+    assert sum(1 for n in range(1, 54) if "shu" in layers[n]) >= 50
+    assert "疏 of sk: 317 blocks in the file, 317 anchored by their place" in printed
     assert all("zhu" in layers[n] for n in range(1, 54) if n not in (40, 42))
     assert re.search(r"(?m)^\s*17 .*zhu \d+, shu \d+", printed)
 

@@ -154,6 +154,10 @@ def test_modern_markers_never_occur_in_the_classical_text(built: BuildResult) ->
     classical = [u.text for p in built.parsed.values() for u in p.units if u.kind in ("text", "zhu", "shu")]
     assert classical
     hits = {c for t in classical for c in t if c in g.modern}
+    # one exception, a noun: the 四库 疏 quotes 弓弣把中 (the grip of the bow; w005 line 1574)
+    siku_shu = [u.text for u in built.parsed["w005"].units if u.kind == "shu"]
+    assert [t.count("把") for t in siku_shu if "把" in t] == [1] and "弓弣把中" in "".join(siku_shu)
+    hits -= {"把"} if not any("把" in t for t in classical if t not in siku_shu) else set()
     assert not hits, f"modern markers in the 经/记/注/疏: {hits}"
     # and each marker that occurs at all occurs in the modern layers
     modern = "".join(u.text for p in built.parsed.values() for u in p.units if u.kind in ("trans", "note"))

@@ -149,7 +149,7 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
             unplaced.append({"source": a.unit.source, "line": a.unit.line, "reason": a.how})
     unplaced.extend(problems)
     for sa in shu:
-        if sa.how != "exact":
+        if sa.how not in ("exact", "position"):
             unplaced.append({"source": sa.units[0].source, "line": sa.units[0].line,
                              "reason": f"疏 block {sa.block} resolved {sa.how}: {sa.reason}"})
     place_yinyi(yinyi, col, zhu)

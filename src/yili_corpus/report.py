@@ -80,7 +80,8 @@ def section_layers(r: BuildResult) -> None:
         s.layers["zhu"] = s.layers.get("zhu", 0) + 1
     for sa in r.shu:
         if sa.jing is not None:
-            s, _p, _c = loc.at(sa.jing.start)
+            # a block anchored by its place counts where it stands (the section of its span's end)
+            s, _p, _c = loc.at(sa.jing.end - 1 if sa.how == "position" else sa.jing.start)
             s.layers["shu"] = s.layers.get("shu", 0) + 1
     for ya in r.yinyi.placed:
         assert ya.point is not None
@@ -115,9 +116,9 @@ def alignment_report(r: BuildResult) -> dict[str, Any]:
     for sa in r.shu:
         if sa.jing is None:
             continue
-        row = per[loc.at(sa.jing.start)[0].n]
+        row = per[loc.at(sa.jing.end - 1 if sa.how == "position" else sa.jing.start)[0].n]
         row["shu"] += 1
-        row["shu_by_position"] += sa.how != "exact"
+        row["shu_by_position"] += sa.how not in ("exact", "position")
     for a in r.notes:
         if a.start is None:
             continue
@@ -143,8 +144,11 @@ def alignment_report(r: BuildResult) -> dict[str, Any]:
         if ka.start is not None:
             per[loc.at(ka.start)[0].n][KAOZHENG] += 1
     table = r.manifest.pointer(r.manifest.tables["overrides"]) if "overrides" in r.manifest.tables else ""
+    shu_blocks = {w: {"file": sum(1 for u in p.units if u.kind == "shu" and "parts" in u.meta),
+                      "anchored": sum(1 for sa in r.shu if sa.units[0].source == w and sa.jing is not None)}
+                  for w, p in r.parsed.items() if any(u.kind == "shu" and "parts" in u.meta for u in p.units)}
     return {"sections": list(per.values()), "low_confidence": low, "stale_overrides": r.stale_overrides,
-            "overrides_table": table}
+            "overrides_table": table, "shu_blocks": shu_blocks}
 
 
 def format_alignment(rep: dict[str, Any]) -> str:
@@ -163,6 +167,8 @@ def format_alignment(rep: dict[str, Any]) -> str:
             cells.append(f"{v if v != 0 else '·':>10}")
         lines.append(f"  {row['section']:>2} {row['title']:<12}" + "".join(cells))
     lines.append("  (p) resolved by position, (~) approximate lemma match")
+    for w, c in rep.get("shu_blocks", {}).items():
+        lines.append(f"  疏 of {w}: {c['file']} blocks in the file, {c['anchored']} anchored by their place")
     if rep["low_confidence"]:
         lines.append("")
         lines.append("Low-confidence sentence links")
@@ -462,3 +468,63 @@ def format_clauses(rep: dict[str, Any]) -> list[str]:
 
 def _show(s: str) -> str:
     return "".join(f"<U+{ord(c):04X}>" if 0xE000 <= ord(c) <= 0xF8FF else c for c in s) or "∅"
+
+
+def shu_division(r: BuildResult) -> list[dict[str, Any]]:
+    """The 疏's own division of the chapter (``釋曰自此至X論Y``, ``此已下論Y``) against the sections
+    of ``sections.tsv``: per division, the 疏 block that names it, its words and title (論Y), the
+    clauses it runs over (from the first 经 of the block's span to X, or, without X, to the next
+    division) and how it stands to the sections: ``same``, ``joins a–b`` (one division over
+    several sections), ``within a`` (a section divided further) or ``differs``."""
+    import bisect
+
+    col = r.collation
+    loc = Locator(r.sections)
+    rk, rm = col.reading_key_map()
+    divs = [sa for sa in r.shu if sa.division is not None and sa.jing is not None]
+    rows: list[dict[str, Any]] = []
+    last_end = 0
+    jing_end = max((s.end for s in r.sections if s.layer == "jing"), default=len(col.base.key))
+    for k, sa in enumerate(divs):
+        assert sa.division is not None and sa.jing is not None
+        # the block's 经 since the previous 疏, not before where the previous division ends
+        start = max(sa.jing.start, min(last_end, sa.jing.end - 1))
+        nxt = divs[k + 1].jing if k + 1 < len(divs) else None
+        end = nxt.start if nxt is not None else jing_end
+        found = "next division"
+        to = sa.division["to"]
+        if to == "經末":  # to the end of the 经
+            end, found = jing_end, "經末"
+        elif to:
+            x = r.norm.key(to)
+            i0 = bisect.bisect_left(rm, start)
+            j = rk.find(x, i0)
+            if j >= 0:
+                end, found = rm[j + len(x) - 1] + 1, "X"
+            else:
+                found = "X not found: next division"
+        if found in ("X", "經末"):
+            last_end = end
+        s0, _p0, c0 = loc.at(start)
+        s1, _p1, c1 = loc.at(max(start, end - 1))
+        if s0.n == s1.n and start == s0.start and end >= s0.end:
+            rel = "same"
+        elif start == s0.start and end >= s1.end:
+            rel = f"joins {s0.n}–{s1.n}"
+        elif s0.n == s1.n:
+            rel = f"within {s0.n}"
+        else:
+            rel = f"differs ({s0.n}–{s1.n})"
+        rows.append({"shu": sa.units[0].meta.get("n"), "words": sa.division["words"], "title": sa.division["title"],
+                     "from": c0.id, "to": c1.id, "end_by": found, "sections": f"{s0.n}" if s0.n == s1.n else f"{s0.n}–{s1.n}",
+                     "section_titles": "、".join(s.title for s in r.sections if s0.n <= s.n <= s1.n), "relation": rel})
+    return rows
+
+
+def format_shu_division(rows: list[dict[str, Any]]) -> str:
+    """The 疏's division against the sections, as a Markdown table."""
+    out = ["| 疏 | 疏's words | from | to | sections.tsv | relation |", "|---|---|---|---|---|---|"]
+    for x in rows:
+        out.append(f"| {x['shu']} | {x['words']} | {x['from']} | {x['to']} ({x['end_by']}) | "
+                   f"{x['sections']} {x['section_titles']} | {x['relation']} |")
+    return "\n".join(out)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -75,6 +76,15 @@ class ShuAnchor:
     zhu_parts: list[tuple[SourceUnit, list[SourceUnit]]] = field(default_factory=list)
     how: str = "exact"
     reason: str = ""
+    #: the 疏's own division (``自此至X論Y``): {"verb", "to", "title", "words"} where its 釋曰 part names one
+    division: dict[str, str] | None = None
+    #: another witness's block of the same 疏 (16–22: w003's, merged into the 四库 copy's), the
+    #: file offset of each character of its text (lemma left out), and where the two differ
+    other: ShuAnchor | None = None
+    other_text: str = ""
+    other_offsets: list[int] = field(default_factory=list)
+    sites: list[ZhuSite] = field(default_factory=list)
+    similarity: float = 1.0
 
 
 class WitnessMap:
@@ -152,6 +162,8 @@ def anchor_commentary(
         prev = sp
         zhus.append(ZhuAnchor(u, sp))
     zhu_keys = {id(u): sub(norm.key(u.text)) for us in zhu_by_para.values() for u in us}
+    if any(u.kind == "shu" and "parts" in u.meta for u in units):
+        return zhus, _shu_by_position(units, maps, zhus)
 
     # 疏 blocks
     blocks: dict[int, list[SourceUnit]] = {}
@@ -160,6 +172,7 @@ def anchor_commentary(
             blocks.setdefault(u.meta["block"], []).append(u)
     shus: list[ShuAnchor] = []
     prev_start = 0
+    prev_end = 0
     para_span = {p: Span(m.al.bstart, m.al.bend) for p, m in maps.items()}
     for b, bu in sorted(blocks.items()):
         head = bu[0]
@@ -181,7 +194,8 @@ def anchor_commentary(
                 sa.reason = f"no 注 of paragraph {para} matches {form}"
         else:
             sa.jing, sa.how, sa.reason = _resolve_jing(
-                col, reading_key, rmap, sub(norm.key(x)), sub(norm.key(y)) if y else None, ps, prev_start, form
+                col, reading_key, rmap, sub(norm.key(x)), sub(norm.key(y)) if y else None, ps, prev_start, form,
+                prev_end,
             )
         for part in bu[1:]:
             if part.meta.get("role") == "zhu_lemma":
@@ -192,8 +206,73 @@ def anchor_commentary(
                     sa.zhu = got
         if sa.jing is not None:
             prev_start = sa.jing.start
+            prev_end = max(prev_end, sa.jing.end)
         shus.append(sa)
     return zhus, shus
+
+
+def _shu_by_position(units: list[SourceUnit], maps: dict[int, WitnessMap],
+                     zhus: list[ZhuAnchor]) -> list[ShuAnchor]:
+    """Anchor the 疏 blocks of the 四库 layout by where they stand: a block follows the 经 (and 注,
+    音義) it comments on, so its 釋曰 part covers the 经 pieces since the previous block and its
+    注釋曰 part the 注 units since the previous block. A block with no 经 since the previous one
+    (a 疏 on the 注 only) takes the span of the 注 it explains; with neither, the previous block's
+    span. The evidence that decided is the anchor's ``reason``."""
+    zspan = {id(z.unit): z.span for z in zhus}
+    out: list[ShuAnchor] = []
+    jing: list[Span] = []
+    zs: list[SourceUnit] = []
+    prev: Span | None = None
+    for u in units:
+        if u.kind == "text":
+            m = maps.get(u.meta["para"])
+            sp = m.span_of(u) if m is not None else None
+            if sp is not None:
+                jing.append(sp)
+        elif u.kind == "zhu":
+            zs.append(u)
+        elif u.kind == "shu":
+            kinds = [str(p["kind"]) for p in u.meta["parts"]]
+            zsp = [zspan[id(z)] for z in zs if id(z) in zspan]
+            if jing:
+                sp = Span(min(x.start for x in jing), max(x.end for x in jing))
+                why = f"its place: after the 经 since 疏 {u.meta['n'] - 1}" if u.meta["n"] > 1 else "its place: after the 经 from the start"
+            elif zsp:
+                sp = Span(min(x.start for x in zsp), max(x.end for x in zsp))
+                why = "its place: no 经 since the previous 疏, the span of the 注 it follows"
+            else:
+                sp = prev
+                why = "its place: nothing since the previous 疏, whose span it shares"
+            if zs:
+                why += f"; 注 {', '.join(str(z.meta['n']) for z in zs)} between the previous 疏 and it"
+            div = _division(str(u.meta["text"]), u.meta["parts"])
+            sa = ShuAnchor(int(u.meta["n"]), [u], "position", ("", None), sp, zhu=list(zs) if "zhu" in kinds else [],
+                           how="position", reason=why)
+            if div is not None:
+                sa.division = div
+                sa.reason += f"; its 釋曰 names the 疏's own section: {div['words']}"
+            out.append(sa)
+            prev = sp if sp is not None else prev
+            jing, zs = [], []
+    return out
+
+
+#: The 疏's own division at the head of a 釋曰 part: 自此至X論Y, 自此盡X論Y, 自此以下至X論Y,
+#: 此已下論Y (to the next division).
+DIVISION_RE = re.compile(r"(?:自此|此)(?:[以已]下)?(?:(至|盡)(.{1,20}?))?論(.{1,40}?)(?:之事|之法|之義|事)")
+
+
+def _division(text: str, parts: list[dict[str, object]]) -> dict[str, str] | None:
+    """The division a 疏 block's 釋曰 part names at its head, or None."""
+    for p in parts:
+        if p["kind"] != "jing":
+            continue
+        a = int(str(p["start"]))
+        m = DIVISION_RE.search(text, a, int(str(p["end"])))
+        if m and m.start() - a <= 4:
+            return {"verb": m.group(1) or "", "to": m.group(2) or "", "title": m.group(3),
+                    "words": m.group(0)}
+    return None
 
 
 def _zhu_range(
@@ -229,6 +308,7 @@ def _resolve_jing(
     para: Span | None,
     prev_start: int,
     form: str,
+    prev_end: int = 0,
 ) -> tuple[Span | None, str, str]:
     """Resolve a 经 lemma range in the reading-text key (see module doc)."""
     if para is None:
@@ -253,8 +333,16 @@ def _resolve_jing(
     j = rkey.rfind(y, r0, r1)
     if j >= 0:
         i = rkey.rfind(x, lo, j + 1)
+        # a range covers its own passage: X is its first occurrence in the paragraph after the
+        # previous block's end (“上射”至“并行” on 21.5 from 上射升堂, not the 上射 of 上射揖)
+        first = rkey.find(x, max(r0, bisect.bisect_left(rmap, prev_end)), j + 1)
         if i >= 0:
             best = (i, j + len(y))
+            if 0 <= first < i:
+                best = (first, j + len(y))
+                why = (f"{form}: X occurs {rkey.count(x, first, j + 1)} times before Y in the paragraph; "
+                       "the first after the previous 疏's end is taken (a range covers its own passage)")
+                return Span(rmap[first], rmap[best[1] - 1] + 1), "exact", why
     if best is not None:
         i, e = best
         return Span(rmap[i], rmap[e - 1] + 1), "exact", ""
@@ -268,6 +356,78 @@ def _resolve_jing(
         f"{form}: {missing} does not occur where it should in the 经 (paragraph "
         f"{''.join(col.base.key[para.start:para.end])[:12]}…); resolved to the paragraph",
     )
+
+
+def collate_shu(shu: list[ShuAnchor], norm: Normaliser, sub: Callable[[str], str] = lambda k: k,
+                ) -> tuple[list[ShuAnchor], list[dict[str, object]]]:
+    """One 疏 from two witnesses: each block that names a lemma range (w003) is matched to the
+    block of the 四库 copy at the same place (their 经 spans within :data:`SHU_WINDOW` characters)
+    that says the same (most of the shorter text inside the longer, at least
+    :data:`SHU_MIN_CONTAINED`; best pairs first, each block used once); the pair is collated as a
+    注 is (:func:`collate_zhu`), the 四库 copy's reading stands (it ranks first), and the other
+    block's lemma is kept as its own part. A block without a counterpart stays as it is and is
+    reported. Returns the 疏, merged, and the report lines."""
+    siku = [s for s in shu if "parts" in s.units[0].meta]
+    others = [s for s in shu if "parts" not in s.units[0].meta]
+    if not siku or not others:
+        return shu, []
+    keys5 = {id(b): norm.key_map(str(b.units[0].meta["text"])) for b in siku}
+    cand: list[tuple[float, float, int, int]] = []
+    bodies: dict[int, tuple[str, list[int]]] = {}
+    for i, a in enumerate(others):
+        text, offs = "", []
+        for u in a.units:
+            if u.meta.get("role") == "lemma":
+                continue
+            text += u.text
+            offs.extend(u.offset + k for k in range(len(u.text)))
+        bodies[i] = (text, offs)
+        k2, _i2 = norm.key_map(text)
+        k2 = sub(k2) if len(sub(k2)) == len(k2) else k2
+        if a.jing is None:
+            continue
+        for j, b in enumerate(siku):
+            if b.jing is None or b.jing.end < a.jing.start - SHU_WINDOW or b.jing.start > a.jing.end + SHU_WINDOW:
+                continue
+            sm = difflib.SequenceMatcher(None, keys5[id(b)][0], k2, autojunk=False)
+            shorter = min(len(k2), len(keys5[id(b)][0])) or 1
+            contained = sum(x.size for x in sm.get_matching_blocks()) / shorter
+            if contained >= SHU_MIN_CONTAINED:
+                cand.append((sm.ratio(), contained, i, j))
+    used_a: set[int] = set()
+    used_b: set[int] = set()
+    for r, _c, i, j in sorted(cand, reverse=True):
+        if i in used_a or j in used_b:
+            continue
+        used_a.add(i)
+        used_b.add(j)
+        a, b = others[i], siku[j]
+        text, offs = bodies[i]
+        k1, i1 = keys5[id(b)]
+        k2, i2 = norm.key_map(text)
+        s2 = sub(k2)
+        k2 = s2 if len(s2) == len(k2) else k2
+        b.other, b.other_text, b.other_offsets, b.similarity = a, text, offs, round(r, 3)
+        b.sites = _zhu_sites(k1, i1, str(b.units[0].meta["text"]), k2, i2, text, b.units[0].source)
+        for st in b.sites:
+            st.rule = f"two witnesses of the 疏; the higher-ranked ({b.units[0].source}) stands"
+        from ..model import GETA, is_private_use
+
+        lemma = "".join(GETA if is_private_use(c) else c for c in "至".join(x for x in a.lemma if x))
+        b.reason += (f"; {a.units[0].source}'s block {a.block} ({a.form} {lemma}, "
+                     f"resolved {a.how}{': ' + a.reason if a.reason else ''}) stands at the same place and "
+                     "says the same: collated into it")
+    report = [{"source": a.units[0].source, "line": a.units[0].line,
+               "reason": f"疏 block {a.block} has no counterpart in the 四库 copy at its place"}
+              for i, a in enumerate(others) if i not in used_a]
+    out = [a for i, a in enumerate(others) if i not in used_a] + siku
+    return out, report
+
+
+#: How far apart (characters of the 经) two witnesses' spans of one 疏 block may be.
+SHU_WINDOW = 40
+#: How much of the shorter of two blocks must be found in the longer for them to be one 疏.
+SHU_MIN_CONTAINED = 0.8
 
 
 def collate_zhu(first: list[ZhuAnchor], second: list[ZhuAnchor], norm: Normaliser,

@@ -24,7 +24,7 @@ SERIES = {"（）": "numbered", "〔〕": "bracketed", "lemma": "lemma", "": "no
 #: 疏 lemma forms → @subtype.
 #: The kinds of a 音义 item (:data:`yili_corpus.align.yinyi.KINDS`) as the TEI's ``@type``.
 YINYI_KINDS = {"反切": "fanqie", "音": "yin", "如字": "ruzi", "又音": "youyin", "释": "gloss"}
-FORMS = {"“X”至“Y”": "range", "“X”": "single", "注“X”至“Y”": "zhu-range", "注“X”": "zhu-single"}
+FORMS = {"“X”至“Y”": "range", "“X”": "single", "注“X”至“Y”": "zhu-range", "注“X”": "zhu-single", "position": "position"}
 
 #: The 四库 editors' 考證 (layer KAOZHENG) is a note holding its lemma and its note (ab type=lemma|note).
 #: How a 考證 entry was anchored → @cert (exact; found before the previous entry; near or partial).

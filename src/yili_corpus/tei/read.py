@@ -284,7 +284,8 @@ class _Reader:
                  n=e.get("n"), resp=e.get("resp"), lang=e.get(XML_LANG), pages=self.facs(e))
         if layer == "shu":
             u.attrs["form"] = FORM_OF.get(e.get("subtype", ""), "")
-            u.attrs["how"] = "exact" if e.get("cert") == "high" else "by position"
+            u.attrs["how"] = ("position" if u.attrs["form"] == "position" else
+                              "exact" if e.get("cert") == "high" else "by position")
             if e.get("corresp"):
                 u.attrs["zhu"] = e.get("corresp", "")
             for part in e:

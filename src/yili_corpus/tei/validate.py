@@ -532,15 +532,30 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
             if name == "note" and typ == "yinyi":  # an entry may run over the block's lines, each in ( … )
                 want = without_layout(want).replace("(", "").replace(")", "")
             # a note with an apparatus (a 注 of two witnesses) quotes its own witness's reading
-            wit = src[0].lstrip("#") if name == "note" and src and src[0].startswith("#") else None
+            wit = (src[0].lstrip("#") if (name == "note" or (name == "ab" and e.getparent() is not None
+                                                              and _in_shu(e))) and src
+                   and src[0].startswith("#") else None)
             got = _text(e, wit, glyphs)
         else:
             continue
+        if name in ("ab", "rdg") and got != without_layout(want) and _in_shu(e):
+            # a 疏 part of the 四库 layout: small print, each line wrapped in ( … )
+            want = without_layout(want).replace(")(", "")
         if got != want and got != without_layout(want):  # a unit over several lines of a mandoku file
             unit = f" {e.get(XML_ID)}" if e.get(XML_ID) else ""
             probs.append(Problem(path, e.sourceline, f"<{name} type={typ!r}>{unit} does not quote {ptrs[0]}: "
                                  f"{got[:16]!r} ≠ {want[:16]!r}"))
     return probs
+
+
+def _in_shu(e: etree._Element) -> bool:
+    """Whether ``e`` is (in) a part of a 疏 note."""
+    p = e.getparent()
+    while p is not None:
+        if etree.QName(p).localname == "note":
+            return p.get("type") == "shu"
+        p = p.getparent()
+    return False
 
 
 def _declared_glyphs(root: etree._Element) -> dict[str, str]:

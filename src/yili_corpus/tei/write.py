@@ -105,7 +105,7 @@ def _unit(parent: etree._Element, u: Unit, para_ids: list[str], overrides: str =
     attrs: dict[str, str] = {"type": u.layer, XML_ID: u.id, "n": u.n or ""}
     if u.layer == "shu":
         attrs["subtype"] = FORMS.get(u.attrs.get("form", ""), "")
-        attrs["cert"] = "high" if u.attrs.get("how") == "exact" else "low"
+        attrs["cert"] = "high" if u.attrs.get("how") in ("exact", "position") else "low"
         attrs["corresp"] = u.attrs.get("zhu", "")
     if u.layer == KAOZHENG:
         attrs["subtype"] = u.attrs.get("quotes", "")
