@@ -100,31 +100,13 @@ def _splits(lemma: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def witness_key_map(col: Collation, wit: str) -> tuple[str, list[int]]:
-    """The key of the reading text as ``wit`` reads it: at each collation site ``wit``'s own
-    reading (where it has one), elsewhere the reading text; with each character's base offset."""
-    out: list[str] = []
-    where: list[int] = []
-    i = 0
-    for s in col.sites:
-        out.append(col.base.key[i:s.start])
-        where.extend(range(i, s.start))
-        k = next((r.key for r in s.readings if r.wit == wit and r.status == "reading"), s.lem_key)
-        out.append(k)
-        where.extend([s.start] * len(k))
-        i = max(i, s.end)
-    out.append(col.base.key[i:])
-    where.extend(range(i, len(col.base.key)))
-    return "".join(out), where
-
-
 def anchor_kaozheng(units: list[SourceUnit], zhu: list[Any], norm: Normaliser, col: Collation,
                     editions: list[Edition]) -> list[KaozhengAnchor]:
     """Anchor each 考證 entry of ``units`` (in file order) on the reading text of ``col`` and
     the 注 anchors ``zhu``; see the module doc. An entry quotes its own witness's text: where the
     reading text has another reading there, its words are looked for in the witness's readings."""
     rkey, rmap = col.reading_key_map()
-    wkeys = {u.source: witness_key_map(col, u.source) for u in units}
+    wkeys = {u.source: col.reading_key_map(u.source) for u in units}
     zkeys = [(z, norm.key(str(z.unit.meta.get("text", z.unit.text)))) for z in zhu]
     zkeys.sort(key=lambda x: x[0].point)
     out: list[KaozhengAnchor] = []

@@ -261,6 +261,17 @@ class _Reader:
                 evidence = n.text or ""
         return App(typ, lem, lem_wits, rdgs, rule, sic, evidence)
 
+    def _parts(self, u: Unit, e: etree._Element) -> None:
+        """The 注 a note explains (``@corresp``), its parts (``ab``, each with its pointer) and the
+        editorial note: a 疏 block's or a 考證 entry's."""
+        if e.get("corresp"):
+            u.attrs["zhu"] = e.get("corresp", "")
+        for part in e:
+            if _local(part) == "ab":
+                u.parts.append((part.get("type", ""), self.inline(part), part.get("source", "")))
+            elif _local(part) == "note":
+                u.editorial = part.text or ""
+
     def unit(self, e: etree._Element) -> Unit:
         name = _local(e)
         if name == "ab":
@@ -286,23 +297,11 @@ class _Reader:
             u.attrs["form"] = FORM_OF.get(e.get("subtype", ""), "")
             u.attrs["how"] = ("position" if u.attrs["form"] == "position" else
                               "exact" if e.get("cert") == "high" else "by position")
-            if e.get("corresp"):
-                u.attrs["zhu"] = e.get("corresp", "")
-            for part in e:
-                if _local(part) == "ab":
-                    u.parts.append((part.get("type", ""), self.inline(part), part.get("source", "")))
-                elif _local(part) == "note":
-                    u.editorial = part.text or ""
+            self._parts(u, e)
         elif layer == KAOZHENG:
             u.attrs["quotes"] = e.get("subtype", "")
             u.attrs["how"] = KZ_HOW_OF.get(e.get("cert", ""), "")
-            if e.get("corresp"):
-                u.attrs["zhu"] = e.get("corresp", "")
-            for part in e:
-                if _local(part) == "ab":
-                    u.parts.append((part.get("type", ""), self.inline(part), part.get("source", "")))
-                elif _local(part) == "note":
-                    u.editorial = part.text or ""
+            self._parts(u, e)
         elif layer == "yinyi":
             u.attrs["kind"] = e.get("subtype", "")
             if e.get("corresp"):

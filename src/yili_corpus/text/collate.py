@@ -214,17 +214,22 @@ class Collation:
             yield i, u.text[o]
             i += 1
 
-    def reading_key_map(self) -> tuple[str, list[int]]:
-        """The key of the reading text, and for each of its characters the base-key offset."""
+    def reading_key_map(self, wit: str | None = None) -> tuple[str, list[int]]:
+        """The key of the reading text, and for each of its characters the base-key offset. With
+        ``wit``, the text as that witness reads it: its own reading at each site where it has
+        one, the reading text elsewhere."""
         out: list[str] = []
         where: list[int] = []
         i = 0
         for s in self.sites:
             out.append(self.base.key[i : s.start])
             where.extend(range(i, s.start))
-            out.append(s.lem_key)
-            where.extend([s.start] * len(s.lem_key))
-            i = s.end
+            k = s.lem_key
+            if wit is not None:
+                k = next((r.key for r in s.readings if r.wit == wit and r.status == "reading"), k)
+            out.append(k)
+            where.extend([s.start] * len(k))
+            i = max(i, s.end)
         out.append(self.base.key[i:])
         where.extend(range(i, len(self.base.key)))
         return "".join(out), where
