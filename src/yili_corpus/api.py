@@ -145,12 +145,12 @@ class Corpus:
         (``《儀禮注疏》卷五《鄉射禮》，文淵閣四庫全書本，葉12b``) and ``page`` its pages. ``script``
         (hans, hant) writes both in simplified or traditional characters; by default each is as
         its source writes it (the edition's in its own traditional characters)."""
-        from .query.cite import SCRIPTS, STYLES, edition_citation, find_quotation, format_citation
+        from .query.cite import STYLES, edition_citation, find_quotation, format_citation
 
         if style not in STYLES:
             raise UsageError(f"unknown citation style {style!r}; styles are {', '.join(STYLES)}")
-        if script is not None and script not in SCRIPTS:
-            raise UsageError(f"unknown script {script!r}; scripts are {', '.join(SCRIPTS)}")
+        if script is not None:
+            _script(script)
         found = find_quotation(self.index, text, limit)
         return {
             "query": text, "style": style, "total": len(found),

@@ -150,23 +150,6 @@ def _echo_json(data: object, sort_keys: bool = False) -> None:
     click.echo(_json_text(data, sort_keys))
 
 
-def _hant(text: str) -> str:
-    import opencc
-
-    return opencc.OpenCC("s2t").convert(text)
-
-
-def _convert(obj: object, fn) -> object:  # type: ignore[no-untyped-def]
-    if isinstance(obj, str):
-        return fn(obj)
-    if isinstance(obj, list):
-        return [_convert(x, fn) for x in obj]
-    if isinstance(obj, dict):
-        # ids, and the edition's own words (already traditional: 注疏 would become 註疏)
-        return {k: (v if k in ("ref", "to", "clauses", "unit", "edition") else _convert(v, fn)) for k, v in obj.items()}
-    return obj
-
-
 def _layer_option():  # type: ignore[no-untyped-def]
     from .layers import help_text
 

@@ -142,7 +142,9 @@ def in_script(text: str, lang: str | None, script: str) -> str:
     if lang == HANT:
         return text
     if lang and lang.startswith("zh"):
-        return _s2t(text)
+        from .text.normalise import opencc_convert
+
+        return opencc_convert(text, "s2t")
     return text
 
 
@@ -151,15 +153,6 @@ def lacks_traditional(lang: str | None) -> bool:
     return lang != HANT and not (lang and lang.startswith("zh"))
 
 
-_S2T: list[Any] = []
-
-
-def _s2t(text: str) -> str:
-    if not _S2T:
-        import opencc
-
-        _S2T.append(opencc.OpenCC("s2t"))
-    return str(_S2T[0].convert(text))
 #: How a citation names a page of a thread-bound Chinese book: 葉 (leaf) and its half, 葉12b.
 LEAF = "葉"
 

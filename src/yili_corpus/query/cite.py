@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..document import LEAF, page_label
+from ..document import LEAF, SCRIPTS, page_label
 from ..errors import UsageError
 from ..layers import KEYS, base_key, is_text
 from ..layers import layer as layer_of
@@ -31,7 +31,6 @@ def layer_rank(key: str) -> int:
 STYLES = ("zh", "chicago", "bibtex", "csl-json")
 
 
-SCRIPTS = ("hans", "hant")
 
 
 @dataclass
@@ -60,9 +59,9 @@ def to_script(text: str, script: str | None) -> str:
         return text
     if script not in SCRIPTS:
         raise UsageError(f"unknown script {script!r}; scripts are {', '.join(SCRIPTS)}")
-    import opencc
+    from ..text.normalise import opencc_convert
 
-    return opencc.OpenCC("t2s" if script == "hans" else "s2t").convert(text)
+    return opencc_convert(text, "t2s" if script == "hans" else "s2t")
 
 
 def _best_window(key: str, q: str, centre: int) -> tuple[int, int, int]:

@@ -18,31 +18,30 @@ from ..errors import DataError, shown
 from ..model import GETA, PLACEHOLDER_MARKS, is_text_char
 
 
-@lru_cache(maxsize=1)
-def _opencc():  # type: ignore[no-untyped-def]
+@lru_cache(maxsize=2)
+def _opencc(config: str):  # type: ignore[no-untyped-def]
     import opencc
 
-    return opencc.OpenCC("t2s")
+    return opencc.OpenCC(config)
+
+
+def opencc_convert(text: str, config: str) -> str:
+    """``text`` through OpenCC's ``t2s`` or ``s2t`` (character and phrase tables; the converter
+    is loaded once, on first use)."""
+    return str(_opencc(config).convert(text))
 
 
 @lru_cache(maxsize=65536)
 def t2s_char(ch: str) -> str:
     """Fold one character from traditional to simplified (OpenCC t2s); one character out."""
-    out = _opencc().convert(ch)
+    out = opencc_convert(ch, "t2s")
     return out if len(out) == 1 else ch
-
-
-@lru_cache(maxsize=1)
-def _opencc_s2t():  # type: ignore[no-untyped-def]
-    import opencc
-
-    return opencc.OpenCC("s2t")
 
 
 @lru_cache(maxsize=65536)
 def s2t_char(ch: str) -> str:
     """One character from simplified to traditional (OpenCC s2t, its first choice); one out."""
-    out = _opencc_s2t().convert(ch)
+    out = opencc_convert(ch, "s2t")
     return out if len(out) == 1 else ch
 
 
