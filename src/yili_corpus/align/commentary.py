@@ -78,13 +78,6 @@ class ShuAnchor:
     reason: str = ""
     #: the 疏's own division (``自此至X論Y``): {"verb", "to", "title", "words"} where its 釋曰 part names one
     division: dict[str, str] | None = None
-    #: another witness's block of the same 疏 (16–22: w003's, merged into the 四库 copy's), the
-    #: file offset of each character of its text (lemma left out), and where the two differ
-    other: ShuAnchor | None = None
-    other_text: str = ""
-    other_offsets: list[int] = field(default_factory=list)
-    sites: list[ZhuSite] = field(default_factory=list)
-    similarity: float = 1.0
 
 
 class WitnessMap:
@@ -358,78 +351,6 @@ def _resolve_jing(
     )
 
 
-def collate_shu(shu: list[ShuAnchor], norm: Normaliser, sub: Callable[[str], str] = lambda k: k,
-                ) -> tuple[list[ShuAnchor], list[dict[str, object]]]:
-    """One 疏 from two witnesses: each block that names a lemma range (w003) is matched to the
-    block of the 四库 copy at the same place (their 经 spans within :data:`SHU_WINDOW` characters)
-    that says the same (most of the shorter text inside the longer, at least
-    :data:`SHU_MIN_CONTAINED`; best pairs first, each block used once); the pair is collated as a
-    注 is (:func:`collate_zhu`), the 四库 copy's reading stands (it ranks first), and the other
-    block's lemma is kept as its own part. A block without a counterpart stays as it is and is
-    reported. Returns the 疏, merged, and the report lines."""
-    siku = [s for s in shu if "parts" in s.units[0].meta]
-    others = [s for s in shu if "parts" not in s.units[0].meta]
-    if not siku or not others:
-        return shu, []
-    keys5 = {id(b): norm.key_map(str(b.units[0].meta["text"])) for b in siku}
-    cand: list[tuple[float, float, int, int]] = []
-    bodies: dict[int, tuple[str, list[int]]] = {}
-    for i, a in enumerate(others):
-        text, offs = "", []
-        for u in a.units:
-            if u.meta.get("role") == "lemma":
-                continue
-            text += u.text
-            offs.extend(u.offset + k for k in range(len(u.text)))
-        bodies[i] = (text, offs)
-        k2, _i2 = norm.key_map(text)
-        k2 = sub(k2) if len(sub(k2)) == len(k2) else k2
-        if a.jing is None:
-            continue
-        for j, b in enumerate(siku):
-            if b.jing is None or b.jing.end < a.jing.start - SHU_WINDOW or b.jing.start > a.jing.end + SHU_WINDOW:
-                continue
-            sm = difflib.SequenceMatcher(None, keys5[id(b)][0], k2, autojunk=False)
-            shorter = min(len(k2), len(keys5[id(b)][0])) or 1
-            contained = sum(x.size for x in sm.get_matching_blocks()) / shorter
-            if contained >= SHU_MIN_CONTAINED:
-                cand.append((sm.ratio(), contained, i, j))
-    used_a: set[int] = set()
-    used_b: set[int] = set()
-    for r, _c, i, j in sorted(cand, reverse=True):
-        if i in used_a or j in used_b:
-            continue
-        used_a.add(i)
-        used_b.add(j)
-        a, b = others[i], siku[j]
-        text, offs = bodies[i]
-        k1, i1 = keys5[id(b)]
-        k2, i2 = norm.key_map(text)
-        s2 = sub(k2)
-        k2 = s2 if len(s2) == len(k2) else k2
-        b.other, b.other_text, b.other_offsets, b.similarity = a, text, offs, round(r, 3)
-        b.sites = _zhu_sites(k1, i1, str(b.units[0].meta["text"]), k2, i2, text, b.units[0].source)
-        for st in b.sites:
-            st.rule = f"two witnesses of the 疏; the higher-ranked ({b.units[0].source}) stands"
-        from ..model import GETA, is_private_use
-
-        lemma = "".join(GETA if is_private_use(c) else c for c in "至".join(x for x in a.lemma if x))
-        b.reason += (f"; {a.units[0].source}'s block {a.block} ({a.form} {lemma}, "
-                     f"resolved {a.how}{': ' + a.reason if a.reason else ''}) stands at the same place and "
-                     "says the same: collated into it")
-    report = [{"source": a.units[0].source, "line": a.units[0].line,
-               "reason": f"疏 block {a.block} has no counterpart in the 四库 copy at its place"}
-              for i, a in enumerate(others) if i not in used_a]
-    out = [a for i, a in enumerate(others) if i not in used_a] + siku
-    return out, report
-
-
-#: How far apart (characters of the 经) two witnesses' spans of one 疏 block may be.
-SHU_WINDOW = 40
-#: How much of the shorter of two blocks must be found in the longer for them to be one 疏.
-SHU_MIN_CONTAINED = 0.8
-
-
 def collate_zhu(first: list[ZhuAnchor], second: list[ZhuAnchor], norm: Normaliser,
                 sub: Callable[[str], str] = lambda k: k,
                 learned: dict[tuple[str, str], dict[str, object]] | None = None,
@@ -453,7 +374,7 @@ def collate_zhu(first: list[ZhuAnchor], second: list[ZhuAnchor], norm: Normalise
     keys = {id(z): norm.key_map(z.unit.text, _skips(z.unit)) for z in first}
     pairs: list[tuple[ZhuAnchor, ZhuAnchor, float]] = []
     for z in second:
-        k2, _i2 = _second_key(z, norm, sub)
+        k2, _i2 = _second_key(z.unit, norm, sub)
         best: tuple[float, ZhuAnchor] | None = None
         for f in first:
             if id(f) in taken or abs(f.span.end - z.span.end) > ZHU_POINT_SLACK:
@@ -479,16 +400,16 @@ def collate_zhu(first: list[ZhuAnchor], second: list[ZhuAnchor], norm: Normalise
         sub = _reading(sub, learned, norm)
     for f, z, r in pairs:
         k1, i1 = keys[id(f)]
-        k2, i2 = _second_key(z, norm, sub)
+        k2, i2 = _second_key(z.unit, norm, sub)
         f.other, f.similarity = z.unit, round(r, 3)
         f.sites = _zhu_sites(k1, i1, f.unit.text, k2, i2, z.unit.text, f.unit.source)
     return sorted(out, key=lambda z: (z.span.end, z.unit.source)), report
 
 
-def _second_key(z: ZhuAnchor, norm: Normaliser, sub: Callable[[str], str]) -> tuple[str, list[int]]:
+def _second_key(u: SourceUnit, norm: Normaliser, sub: Callable[[str], str]) -> tuple[str, list[int]]:
     """The key of the second witness's 注 with its unencoded sequences read (when that keeps
     one key character per offset)."""
-    k2, i2 = norm.key_map(z.unit.text, _skips(z.unit))
+    k2, i2 = norm.key_map(u.text, _skips(u))
     s = sub(k2)
     return (s if len(s) == len(k2) else k2), i2
 
@@ -520,9 +441,7 @@ def learn_unencoded(pairs: list[tuple[SourceUnit, SourceUnit]], norm: Normaliser
     seen: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for a, b in pairs:
         k1, i1 = norm.key_map(a.text, _skips(a))
-        k2, i2 = norm.key_map(b.text, _skips(b))
-        s = sub(k2)
-        k2 = s if len(s) == len(k2) else k2
+        k2, i2 = _second_key(b, norm, sub)
         sm = difflib.SequenceMatcher(None, k1, k2, autojunk=False)
         for tag, a1, a2, b1, b2 in sm.get_opcodes():
             if tag != "replace" or a2 - a1 != 1 or not all(is_private_use(c) for c in k2[b1:b2]):

@@ -339,12 +339,8 @@ def to_document(r: BuildResult) -> Document:
                               f"anchored in section {end_sec.n}, where the block stands")
         pid, t0, t1 = span_ids(start, sa.jing.end)
         if "parts" in head.meta:  # the 四库 layout: one block, its 釋曰 / 注釋曰 parts
-            parts = []
-            if sa.other is not None:  # the other witness's lemma, its own part
-                parts += [("lemma", gl.split(u.source, u.text), ptr.unit(u))
-                          for u in sa.other.units if u.meta.get("role") == "lemma"]
             # ab/@type: on-jing (釋曰), on-zhu (注釋曰), on-zhuan (傳釋曰), on-unmarked (before a mark)
-            parts += [(f"on-{p['kind']}", _shu_part_content(sa, p["start"], p["end"], gl, ptr),
+            parts = [(f"on-{p['kind']}", gl.split(head.source, reading_of(head)[p["start"]:p["end"]]),
                        ptr.span(head.source, *_part_slice(head, p["start"], p["end"])))
                       for p in head.meta["parts"]]
         else:
@@ -496,37 +492,6 @@ def _kaozheng_parts(ka: Any, gl: _Glyphs, ptr: _Pointers) -> list[tuple[str, lis
     parts.append(("note", [x for x in content if x != ""],
                   ptr.span(u.source, u.offset + max(circle, 0), u.end)))
     return parts
-
-
-def _shu_part_content(sa: Any, a: int, b: int, gl: _Glyphs, ptr: _Pointers) -> list[Any]:
-    """Characters ``[a, b)`` of a 四库 疏 block's reading, with an apparatus entry wherever the
-    other witness's block of the same 疏 differs (:func:`~yili_corpus.align.commentary.collate_shu`;
-    a difference that runs over a part's end is cut there)."""
-    u = sa.units[0]
-    text = reading_of(u)
-    o = sa.other
-    out: list[Any] = []
-    i = a
-    for st in sa.sites if o is not None else []:
-        if not (a <= st.a < b):
-            continue
-        x, y = st.a, min(st.b, b)
-        out.extend(gl.split(u.source, text[i:x]))
-        lem = text[x:y]
-        offs = sa.other_offsets
-        if st.other_a < st.other_b:
-            optr = ptr.span(o.units[0].source, offs[st.other_a], offs[st.other_b - 1] + 1)
-        else:
-            at = offs[st.other_a] if st.other_a < len(offs) else offs[-1] + 1
-            optr = ptr.span(o.units[0].source, at, at)
-        rdgs = [
-            Rdg(u.source, gl.split(u.source, lem), "reading", ptr.span(u.source, *_part_slice(u, x, y))),
-            Rdg(o.units[0].source, gl.split(o.units[0].source, sa.other_text[st.other_a:st.other_b]), "reading", optr),
-        ]
-        out.append(App("variant", lem, [u.source], rdgs, st.rule))
-        i = y
-    out.extend(gl.split(u.source, text[i:b]))
-    return [x for x in out if x != ""]
 
 
 def _zhu_content(z: Any, gl: _Glyphs, ptr: _Pointers) -> list[Any]:

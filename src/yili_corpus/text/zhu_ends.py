@@ -32,9 +32,9 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 from ..model import GETA, ParsedSource, SourceUnit, is_text_char
+from ..sources.siku import PB_RE
 from .normalise import Normaliser, without_layout
 
-PB_RE = re.compile(r"<pb:(?:[^>_]*_)*([^>_]*)>")
 LEAD_RE = re.compile(r"(?:<pb:[^>]*>|[¶\n\s])+")
 TRAIL_RE = re.compile(r"(?:<pb:[^>]*>|[¶\n\s])+$")
 #: A split may differ from the base in at most one character of this many.
@@ -295,9 +295,6 @@ def split_runs(parsed: ParsedSource, base_key: str, norm: Normaliser) -> tuple[P
             t0 = kd.idx[zk]
             ring = u.text.rfind("○", z_end, t0)
             emit_text(u, ring if ring >= 0 else t0, len(u.text.rstrip("¶\n ")), after_zhu=zn)
-    counts: dict[str, int] = defaultdict(int)
-    for v in how.values():
-        counts[v.split(":")[0]] += 1
     ps = ParsedSource(parsed.id, parsed.path, parsed.text, out, parsed.noise)
     return ps, problems
 
