@@ -75,9 +75,7 @@ def test_the_siku_zhu_ends_where_the_jing_resumes(built: BuildResult) -> None:
 
 def w003_shu(built: BuildResult) -> list:
     """The 疏 blocks of w003 (the blocks that name lemma ranges)."""
-    own = [sa for sa in built.shu if sa.units[0].source == "w003"]
-    merged = [sa.other for sa in built.shu if sa.other is not None]  # collated into the 四库 copy's
-    return sorted(own + merged, key=lambda sa: sa.block)
+    return sorted((sa for sa in built.shu if sa.units[0].source == "w003"), key=lambda sa: sa.block)
 
 
 def test_all_40_shu_blocks_resolve(built: BuildResult) -> None:
