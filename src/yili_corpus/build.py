@@ -162,6 +162,8 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
         unplaced.append({"source": b.source, "line": b.line, "reason": f"音义 block not split: {rest}"})
     hant = manifest.traditional
     trad = traditional_forms(col, parsed, hant, norm) if hant else None
+    if trad is not None:
+        trad.fill(col, sections, norm)
     # 6. what every unencoded sequence stands for: the collations, then corpus/pua.tsv
     table = (load_pua_table(manifest.table("pua"), {w: p.text for w, p in parsed.items()}, norm)
              if "pua" in manifest.tables else [])

@@ -397,11 +397,6 @@ def format_report(r: BuildResult) -> str:
                      f"{', '.join(map(str, x['witnesses']))} read it; the collation decides there")
     if r.traditional is not None:
         t = r.traditional
-        t.counts.clear()
-        for s in r.sections:
-            for pa in s.paragraphs:
-                for c in pa.clauses:
-                    t.of(col, c.start, c.end, r.norm)
         lines.append("")
         lines.append(f"Traditional forms of the reading text ({t.wit}): {t.counts['witness']} the witness's own, "
                      f"{t.counts['attested']} as it writes them elsewhere, {t.counts['converted']} converted (s2t)")

@@ -291,7 +291,7 @@ def to_document(r: BuildResult) -> Document:
         for p in s.paragraphs:
             clauses = []
             for c in p.clauses:
-                hant = r.traditional.of(col, c.start, c.end, r.norm) if r.traditional else None
+                hant = r.traditional.clauses.get(c.id) if r.traditional else None
                 clauses.append(Clause(c.id, c.n, clause_content(c.start, c.end), clause_source(c.start, c.end),
                                       hant=hant, pages=clause_pg[c.id]))
             dp = Paragraph(p.id, p.n, s.layer, clauses, [], list(p.breaks))

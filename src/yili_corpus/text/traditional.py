@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from ..model import ParsedSource, Site, is_text_char
+from ..model import ParsedSource, Section, Site, is_text_char
 from .collate import Alignment, Collation
 from .normalise import Normaliser
 
@@ -33,6 +33,14 @@ class Traditional:
     forms: dict[str, str]  # key character → the witness's most frequent form
     site_forms: dict[int, str]  # site start → the witness's text of the chosen reading
     counts: Counter[str] = field(default_factory=Counter)
+    #: each clause's traditional form, by clause id (:meth:`fill`, once, after the segmentation)
+    clauses: dict[str, str] = field(default_factory=dict)
+
+    def fill(self, col: Collation, sections: list[Section], norm: Normaliser) -> None:
+        """The traditional form of every clause, and the counts of how each character was found."""
+        self.counts.clear()
+        self.clauses = {c.id: self.of(col, c.start, c.end, norm)
+                        for s in sections for p in s.paragraphs for c in p.clauses}
 
     def of(self, col: Collation, a: int, b: int, norm: Normaliser) -> str:
         """The traditional form of the reading text of base range ``[a, b)``."""
