@@ -55,33 +55,44 @@ def no_pua(out: str, what: str) -> None:
 
 def test_show_17_reads_the_word_of_the_shu() -> None:
     out = yili("show", "17")
-    # w003 wrote U+E07D; the 注 of 21.15 (w003 line 251) stands against w005's 未釋其算 (line 603)
-    # twice in w003's 疏, and in the 四库 copy's 疏 on the same words
-    w003 = [x for x in out.split("\n") if "[疏]" in x]  # w003's blocks open with its [疏] mark
-    assert sum(x.count("举觯为无算爵") for x in w003) == 2 and "借取无算爵时" in out
+    # the 疏 of 17.1 is the 四库 copy's (w005 lines 457–464), w003's block collated into it: it says
+    # 举觯为无筭爵 twice; w003 wrote 筭 as U+E07D, read as 算 (the collation of the 注), so the two
+    # agree there and only w003's 无 against the 四库 copy's 庶 (借取庶筭爵) is an apparatus entry
+    shu = [x for x in out.split("\n") if x.lstrip().startswith("疏")]
+    assert sum(x.count("举觯为无算爵") for x in shu) == 2 and "借取庶算爵时" in out
     assert "为无爵" not in out
-    data = json.loads(yili("show", "17.1", "--json"))
-    assert "宾始二人举觯为无算爵" in data["layers"]["shu"][0]["text"]
+    u = json.loads(yili("show", "17.1", "--json"))["layers"]["shu"][0]
+    assert "宾使二人举觯为无算爵" in u["text"]
+    app = {a["lemma"]: [r["text"] for r in a["readings"]] for a in u["apparatus"]}
+    assert app["庶"] == ["无"] and app["使"] == ["始"]
+    assert not any("算" in a["lemma"] or "〓" in str(a["readings"]) for a in u["apparatus"])
+    no_pua(out, "show 17")
 
 
 def test_search_finds_the_shu_of_17_1() -> None:
     for args in (("--layer", "shu"), ()):
         data = json.loads(yili("search", "无筭爵", *args, "--json"))
-        # w003's 疏 (no page of the 四库 edition) has it three times on 17.1
+        # the 四库 copy's 疏 on 17.1 has it twice (举觯为无筭爵 …)
         shu = [h for h in data["hits"] if h["layer"] == "shu" and h["ref"] == "xiangsheli.17.1@shu"]
-        assert len(shu) >= 3, data
+        assert len(shu) == 2, data
         assert {h["match"] for h in shu} == {"无算爵"}
     out = yili("search", "无筭爵", "--layer", "shu")
     assert "xiangsheli.17.1@shu" in out and "为无算爵" in out
 
 
-@pytest.mark.parametrize(("section", "words"), [
-    (18, "笴，矢幹也"),   # U+E424: the 注 of w003 (line 39) against w005's 笴矢幹也 (line 479)
-    (20, "明卻时还"),     # U+E157: corpus/pua.tsv (w005 line 504)
-    (20, "闍谓之台"),     # U+E268: corpus/pua.tsv (w005 line 527)
-    (22, "既拾取矢，梱之"),  # U+E3AB 困: corpus/pua.tsv (w005 line 625)
+@pytest.mark.parametrize(("section", "words", "char"), [
+    (18, "笴矢干也", "干"),   # U+E424 幹: the 注 of w003 (line 39) against w005's 笴矢幹也 (line 479)
+    (20, "明却时还", "却"),   # U+E157 卻: corpus/pua.tsv (w005 line 504)
+    (20, "阇谓之台", "阇"),   # U+E268 闍: corpus/pua.tsv (w005 line 527)
+    (22, "既拾取矢梱之", "梱"),  # U+E3AB 困 梱: corpus/pua.tsv (w005 line 625)
 ])
-def test_each_sequence_of_the_shu_reads_as_its_character(section: int, words: str) -> None:
+def test_each_sequence_of_the_shu_reads_as_its_character(section: int, words: str, char: str) -> None:
+    """w003 wrote these characters of its 疏 with private-use code points. Read as their
+    characters, w003 agrees with the 四库 copy there: its block is collated into the 四库 copy's
+    and no apparatus entry stands at the character."""
+    data = json.loads(yili("show", str(section), "--layer", "shu", "--json"))
+    u = next(x for x in data["layers"]["shu"] if words in x["text"])
+    assert not any(char in a["lemma"] for a in u.get("apparatus", []))
     out = yili("show", str(section), "--layer", "shu")
     assert words in out
     no_pua(out, f"show {section}")
@@ -112,16 +123,17 @@ def test_no_private_use_character_in_any_output_over_the_whole_chapter() -> None
     for fmt in FORMATS:
         out = yili("export", "--section", "1-53", "--format", fmt)
         no_pua(out, f"export --format {fmt}")
-        for ch in "算幹卻闍梱楅搢":
+        for ch in "算梱楅搢":
             assert ch in out, f"export --format {fmt} lacks {ch}"
 
 
 def test_the_tei_keeps_the_code_points_and_declares_each_with_its_character_and_evidence() -> None:
     root = etree.parse(str(TEI)).getroot()
     decl = {c.get(f"{XML}id"): c for c in root.iterfind(".//t:charDecl/t:char", NS)}
-    want = {"w003-E07D": ("算", "collation of the 注"), "w003-E424": ("幹", "collation of the 注"),
-            "w003-E157": ("卻", "corpus/pua.tsv"), "w003-E268": ("闍", "corpus/pua.tsv"),
-            "w003-E3AB-56F0": ("梱", "corpus/pua.tsv"), "w003-E3AB-E4A4": ("楅", "collation of the 经")}
+    # w003's code points where its readings stand in the apparatus (of the 注 and the 经); those of
+    # its 疏 that agree with the 四库 copy once read (算, 卻, 闍, 梱) stand in no reading of the TEI
+    # (test_the_build_resolves_every_sequence_of_the_shu)
+    want = {"w003-E424": ("幹", "collation of the 注"), "w003-E3AB-E4A4": ("楅", "collation of the 经")}
     for cid, (ch, how) in want.items():
         c = decl[cid]
         assert c.findtext("t:mapping[@type='standard']", None, NS) == ch
@@ -141,6 +153,14 @@ def test_the_tei_keeps_the_code_points_and_declares_each_with_its_character_and_
     no_pua(text, "the TEI outside <g> and <mapping type='PUA'>")
 
 
+def test_the_build_resolves_every_sequence_of_the_shu(built) -> None:  # noqa: ANN001
+    """Every code point of w003's 疏 is resolved, with how; the 疏 collation read them so."""
+    built_pua = {seq: (v.character or "", v.how) for (w, seq), v in built.unencoded.items() if w == "w003"}
+    want = {"\ue07d": ("算", "collation of the 注"), "\ue157": ("卻", "table"), "\ue268": ("闍", "table"),
+            "\ue3ab困": ("梱", "table")}
+    assert {k: built_pua[k] for k in want} == want
+
+
 def test_the_exported_tei_reads_the_characters_and_still_quotes_its_sources(tmp_path: Path) -> None:
     from yili_corpus.tei.validate import validate_file
 
@@ -150,10 +170,10 @@ def test_the_exported_tei_reads_the_characters_and_still_quotes_its_sources(tmp_
     text = out.read_text(encoding="utf-8")
     no_pua(text, "export --format tei")
     root = etree.fromstring(text.encode("utf-8"))
-    g = root.find(".//t:g[@ref='#w003-E268']", NS)
-    assert g is not None and g.text == "闍"
-    prop = root.find(".//t:char[@xml:id='w003-E3AB-56F0']/t:localProp[@name='codepoints']", {**NS, "xml": XML[1:-1]})
-    assert prop is not None and prop.get("value") == "U+E3AB 困"
+    g = root.find(".//t:g[@ref='#w003-E424']", NS)
+    assert g is not None and g.text == "幹"
+    prop = root.find(".//t:char[@xml:id='w003-E3AB-E4A4']/t:localProp[@name='codepoints']", {**NS, "xml": XML[1:-1]})
+    assert prop is not None and prop.get("value") == "U+E3AB U+E4A4"
     # the <g> stands for what its declaration says the witness wrote: the quotes still check
     assert validate_file(out, use_schema=False, corpus_root=ROOT) == []
 
@@ -192,8 +212,9 @@ def test_a_sequence_nothing_resolves_is_marked_and_reported(tmp_path: Path) -> N
     root = etree.parse(str(tei)).getroot()
     c = root.find(".//t:char[@xml:id='w003-E268']", {**NS, "xml": XML[1:-1]})
     assert c.find("t:mapping[@type='standard']", NS) is None and "not identified" in c.findtext("t:note", "", NS)
+    # unread, w003's code point differs from the 四库 copy's 闍: an apparatus entry, shown as 〓
     out = yili("show", "20", "--layer", "shu", tei=tei)
-    assert "《尔雅》云：“〓谓之台" in out
+    assert "阇］w003 〓" in out
     no_pua(out, "show 20")
 
 

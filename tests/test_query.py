@@ -115,7 +115,8 @@ def test_show_16_prints_jing_zhu_and_shu() -> None:
     assert "经  司射不释弓矢\u3000遂以比三耦于堂西" in r.output  # clauses apart, no ． (w001's mark)
     # the 注 is the 四库 copy's (unpunctuated), in simplified characters by default
     assert "注 [8]  比选次其才相近者也古文曰某从于子  〔葉25b〕" in r.output
-    assert "疏 [1–8]  [疏]“司射”至“子射”。" in r.output
+    # the 疏 is the 四库 copy's (w003's block “司射”至“子射” collated into it): its words, not the lemma
+    assert "疏 [1–8]  释曰言遂以者司射因上阶前令弟子" in r.output
     j = js("show", "16")
     assert j["section"] == 16 and j["title"] == "比三耦" and set(j["layers"]) >= {"jing", "zhu", "shu"}
     z = j["layers"]["zhu"][0]
@@ -142,13 +143,20 @@ def test_show_layers_script_and_clause() -> None:
 
 
 def test_traditional_script_is_the_witness_not_a_converter() -> None:
-    """--script hant: 经/记 and 注 in the 四库 copy's characters; the 疏 (no traditional witness
-    yet) as w003 writes it, with a notice; modern layers converted."""
+    """--script hant: 经/记, 注 and 疏 in the 四库 copy's characters (w003's 疏 in its
+    apparatus, as w003 writes it); modern layers converted."""
     shu = js("show", "17.1", "--script", "hant", "--layer", "shu")
-    text = shu["layers"]["shu"][0]["text"]
-    assert "云“由使也”者" in text and "雲" not in text  # a converter writes 雲 for 云
-    assert shu["notices"] == ["贾疏: no traditional witness yet; shown as w003 writes it (simplified characters)"]
-    assert "（贾疏: no traditional witness yet" in yili("show", "17.1", "--script", "hant").output
+    u = shu["layers"]["shu"][0]
+    assert u["text"].startswith("注釋曰言兼官者") and "云由便也者" in u["text"]
+    assert "雲" not in u["text"]  # a converter writes 雲 for 云
+    assert "notices" not in shu
+    assert {"lemma": "便", "wit": ["w005"], "readings": [{"wit": "w003", "text": "使", "status": "reading"}],
+            "type": "variant", "rule": "two witnesses of the 疏; the higher-ranked (w005) stands"} in u["apparatus"]
+    # w003's 疏 quotes the 注 in other words: a finding, with the 注 it quotes
+    assert u["quotations"] == [{"witness": "w003", "words": "由使也", "quotes": "zhu", "zhu": "xiangsheli.w005.zhu113",
+                                "text": "由便也", "differences": 1}]
+    out = yili("show", "17.1", "--script", "hant").output
+    assert "引  w003 引注作「由使也」，注作「由便也」" in out and "no traditional witness" not in out
     assert "遂繫左下綱" in js("show", "17.2", "--script", "hant")["layers"]["jing"][1]["text"] + \
         js("show", "17.2", "--script", "hant")["layers"]["jing"][2]["text"]
     # the 注 whose point is 后 against 後 keeps both (a converter writes 後後也當從後)

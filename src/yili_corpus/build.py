@@ -14,11 +14,19 @@ import bisect
 from dataclasses import replace
 from pathlib import Path
 
-from .align.commentary import ShuAnchor, ZhuAnchor, anchor_commentary, collate_zhu, pua_reader
+from .align.commentary import (
+    ShuAnchor,
+    ZhuAnchor,
+    anchor_commentary,
+    collate_shu,
+    collate_zhu,
+    pua_reader,
+)
 from .align.duplicates import TransLink, place_translations
 from .align.kaozheng import KaozhengAnchor, anchor_kaozheng, load_editions
 from .align.notes import NoteAnchor, anchor_notes
 from .align.overrides import apply_note_overrides, apply_trans_overrides, load_overrides
+from .align.quotations import find_quotations
 from .align.xrefs import Chapters
 from .align.yinyi import YinyiResult, attach
 from .align.yinyi import place as place_yinyi
@@ -124,6 +132,17 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
             else:
                 zhu = z
             shu.extend(s)
+    # what every unencoded sequence stands for: the collations, then corpus/pua.tsv
+    table = (load_pua_table(manifest.table("pua"), {w: p.text for w, p in parsed.items()}, norm)
+             if "pua" in manifest.tables else [])
+    unencoded = resolve_unencoded(parsed, col.pua, from_zhu, table, norm)
+    # the 疏 of two witnesses, one 疏 with an apparatus (their unencoded characters read)
+    reads = {(w, seq): v.character for (w, seq), v in unencoded.items() if v.character}
+    shu, found = collate_shu(shu, norm, reads)
+    problems.extend(found)
+    # where a 疏 quotes the 注 or 经 in other words than the text has: a finding (kept on its
+    # block, listed in the report)
+    find_quotations(shu, [z.unit for z in zhu], col, norm, reads)
     chapters = Chapters.load(manifest.table("chapters"), manifest.chapter_number)
     sec_info = [(s.n, s.title, _to_reading(rmap, s.start)) for s in sections]
     notes: list[NoteAnchor] = []
@@ -164,10 +183,6 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     trad = traditional_forms(col, parsed, hant, norm) if hant else None
     if trad is not None:
         trad.fill(col, sections, norm)
-    # 6. what every unencoded sequence stands for: the collations, then corpus/pua.tsv
-    table = (load_pua_table(manifest.table("pua"), {w: p.text for w, p in parsed.items()}, norm)
-             if "pua" in manifest.tables else [])
-    unencoded = resolve_unencoded(parsed, col.pua, from_zhu, table, norm)
     result = BuildResult(manifest, parsed, norm, col, sections, translations, notes, coverage, unplaced,
                          zhu, shu, stale, trad, unencoded, division, moved, kaozheng, editions, yinyi)
     section_layers(result)

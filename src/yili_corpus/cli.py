@@ -230,6 +230,10 @@ def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_
     REF is a section, paragraph or clause in any form: 16, 16.2, 16.2.3, §16, 乡射礼16,
     乡射礼第十六节, 鄉射禮 16, xiangsheli.16.2@zhu.
 
+    Under a 注 or 疏 of two witnesses, 校 lists where they differ (lemma］witness reading);
+    under a 考證 entry, the same for the words it is on. 引 marks a 疏 that quotes the 注 or 经
+    in other words than the text has.
+
     \b
     Example:
       yili show 16
@@ -315,6 +319,12 @@ def xref(ctx: click.Context, ref: str, as_json: bool) -> None:
             click.echo(f"  note {n['ref']}: {links}")
     for w in x["works"]:
         click.echo(f"  cites 《{w['work']}》 (as {'、'.join(w['as_cited'])}) in {', '.join(w['in'])}")
+    for y in x["yinyi"]:
+        also = "; ".join(f"§{o['section']} {o['text']}" for o in y["same_head"][:4]) + (" …" if len(y["same_head"]) > 4 else "")
+        click.echo(f"  音义 {y['ref']}: {y['text']} → {y['attach']['ref']}" + (f"; {y['head']} also: {also}" if also else ""))
+    for k in x["kaozheng"]:
+        eds = "、".join(e["edition"] for e in k["editions"]) or "—"
+        click.echo(f"  考證 {k['ref']}: {k['lemma']} → {k['attach']['ref']}–{k['attach']['to']}; cites {eds}")
     for r in x["repeats"]:
         click.echo(f"  repeated: {r['clause']} 「{r['text']}」 also at {', '.join(r['also'][:6])}"
                    + (" …" if len(r["also"]) > 6 else ""))

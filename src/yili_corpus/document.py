@@ -212,6 +212,27 @@ class SentenceSeg:
 
 
 @dataclass
+class Quotation:
+    """Where a 疏 quotes the 注 or 经 in other words than the text has (a finding of the
+    collation, :mod:`yili_corpus.align.quotations`): the witness, its words and their pointer,
+    what it quotes (``zhu`` or ``jing``), the 注 it quotes (a note id), the text's words and how
+    many characters differ."""
+
+    witness: str
+    words: str
+    source: str
+    quotes: str
+    zhu: str
+    text: str
+    differences: int
+
+    def describe(self) -> str:
+        """``w003 引注作「由使也」，注作「由便也」`` (the line of ``show``)."""
+        what = "注" if self.quotes == "zhu" else "经"
+        return f"{self.witness} 引{what}作「{self.words}」，{what}作「{self.text}」"
+
+
+@dataclass
 class Unit:
     """A commentary or translation unit attached to the 经/记.
 
@@ -237,6 +258,8 @@ class Unit:
     editorial: str = ""
     #: the pages of the cited printed edition on which the unit stands (a 注 of that edition)
     pages: list[Page] = field(default_factory=list)
+    #: a 疏's quotations of the 注 or 经 in other words (findings)
+    quotations: list[Quotation] = field(default_factory=list)
 
     @property
     def page(self) -> tuple[str, str] | None:

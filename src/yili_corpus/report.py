@@ -118,7 +118,8 @@ def alignment_report(r: BuildResult) -> dict[str, Any]:
             continue
         row = per[loc.at(sa.jing.end - 1 if sa.how == "position" else sa.jing.start)[0].n]
         row["shu"] += 1
-        row["shu_by_position"] += sa.how not in ("exact", "position")
+        # blocks whose lemma range was resolved by position, w003's collated into the 四库 copy's too
+        row["shu_by_position"] += sum(x.how not in ("exact", "position") for x in [sa, *sa.other])
     for a in r.notes:
         if a.start is None:
             continue
@@ -241,6 +242,7 @@ def report_json(r: BuildResult) -> dict[str, Any]:
             for t in r.translations
         ],
         "unplaced": r.unplaced,
+        "quotations": quotation_findings(r),
         "yinyi": yinyi_summary(r),
         "witness_pairs": witness_pairs(r),
         "outvoted": {s.id: outvoted(r, s.id) for s in r.manifest.sources if {"jing", "ji"} & set(s.layers)},
@@ -413,12 +415,24 @@ def format_report(r: BuildResult) -> str:
     lines.extend(format_clauses(clause_report(r)))
     lines.append("")
     lines.append(format_alignment(alignment_report(r)))
+    found = quotation_findings(r)
+    lines.append("")
+    lines.append(f"疏 quoting the 注 or 经 in other words (findings, docs/alignment.md): {len(found)}")
+    lines.extend(f"  {f['source']} line {f['line']}: {f['finding']}" for f in found)
     if r.unplaced:
         lines.append("")
         lines.append("Not placed or placed by position")
         for u in r.unplaced:
             lines.append(f"  {u['source']} line {u['line']}: {u['reason']}")
     return "\n".join(lines)
+
+
+def quotation_findings(r: BuildResult) -> list[dict[str, Any]]:
+    """Every place where a 疏 quotes the 注 or 经 in other words than the text has
+    (:mod:`yili_corpus.align.quotations`), in the order of the file."""
+    return [{"source": f.witness, "line": f.line, "block": f.block, "words": f.words, "quotes": f.quotes,
+             "text": f.text, "differences": f.differences, "finding": f.describe()}
+            for sa in r.shu for f in sa.findings]
 
 
 def format_unencoded(r: BuildResult) -> list[str]:

@@ -20,6 +20,7 @@ import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..model import SourceUnit
 from ..text.collate import Alignment, Collation
@@ -55,6 +56,9 @@ class ZhuAnchor:
     other: SourceUnit | None = None
     sites: list[ZhuSite] = field(default_factory=list)
     similarity: float = 1.0
+    #: where the block (or a block collated into it) quotes the 注 or 经 in other words
+    #: (:mod:`yili_corpus.align.quotations`)
+    findings: list[Any] = field(default_factory=list)
 
     @property
     def point(self) -> int:
@@ -78,6 +82,13 @@ class ShuAnchor:
     reason: str = ""
     #: the 疏's own division (``自此至X論Y``): {"verb", "to", "title", "words"} where its 釋曰 part names one
     division: dict[str, str] | None = None
+    #: another witness's blocks of the same 疏 (16–22: w003's, merged into the 四库 copy's), the
+    #: file offset of each character of their text (lemmas left out), and where the two differ
+    other: list[ShuAnchor] = field(default_factory=list)
+    other_text: str = ""
+    other_offsets: list[int] = field(default_factory=list)
+    sites: list[ZhuSite] = field(default_factory=list)
+    similarity: float = 1.0
 
 
 class WitnessMap:
@@ -349,6 +360,136 @@ def _resolve_jing(
         f"{form}: {missing} does not occur where it should in the 经 (paragraph "
         f"{''.join(col.base.key[para.start:para.end])[:12]}…); resolved to the paragraph",
     )
+
+
+def collate_shu(shu: list[ShuAnchor], norm: Normaliser, reads: dict[tuple[str, str], str] | None = None,
+                ) -> tuple[list[ShuAnchor], list[dict[str, object]]]:
+    """One 疏 from two witnesses: each block that names a lemma range (w003) is matched to the
+    block of the 四库 copy at the same place (their 经 spans within :data:`SHU_WINDOW` characters)
+    that says the same (most of the shorter text inside the longer, at least
+    :data:`SHU_MIN_CONTAINED`; best pairs first). Each block of the lower-ranked witness is used
+    once; a 四库 block may take several of them where they say different parts of it (w003 gives
+    the 释曰 on the 经 and the one on the 注 as two blocks where the 四库 copy has one, 17.1's
+    司马堂西 and 揖推之也). The 四库 block's reading stands (it ranks first); the other blocks'
+    text, in their order, is collated into it as a 注 is (:func:`collate_zhu`), and their lemmas
+    are kept as parts of their own. The part marks (:data:`PART_MARK`) are left out of the
+    comparison, and a witness's unencoded sequences are read as the characters ``reads`` gives
+    (``{(witness, sequence): character}``). A block without a counterpart stays as it is and is
+    reported. Returns the 疏, merged, and the report lines."""
+    siku = [s for s in shu if "parts" in s.units[0].meta]
+    others = [s for s in shu if "parts" not in s.units[0].meta]
+    if not siku or not others:
+        return shu, []
+    keys5 = {id(b): norm.key_map(str(b.units[0].meta["text"]), _part_marks(b.units[0])) for b in siku}
+    # (ratio, contained, i, j, first, last): block i of the other witness in block j of the 四库
+    # copy, where it matches [first, last) of its key
+    cand: list[tuple[float, float, int, int, int, int]] = []
+    bodies: dict[int, tuple[str, list[int], list[tuple[int, int, str]]]] = {}
+    for i, a in enumerate(others):
+        text, offs, marks = "", [], []
+        for u in a.units:
+            if u.meta.get("role") in LEMMA_ROLES:
+                continue
+            m = PART_MARK.match(u.text)
+            if m:
+                marks.append((len(text), len(text) + m.end(), ""))
+            marks += [(len(text) + x, len(text) + y, r) for x, y, r in _unencoded_marks(u, reads or {}, norm)]
+            text += u.text
+            offs.extend(u.offset + k for k in range(len(u.text)))
+        bodies[i] = (text, offs, marks)
+        k2 = norm.key_map(text, marks)[0]
+        if a.jing is None:
+            continue
+        for j, b in enumerate(siku):
+            if b.jing is None or b.jing.end < a.jing.start - SHU_WINDOW or b.jing.start > a.jing.end + SHU_WINDOW:
+                continue
+            k1 = keys5[id(b)][0]
+            sm = difflib.SequenceMatcher(None, k1, k2, autojunk=False)
+            blocks = [x for x in sm.get_matching_blocks() if x.size]
+            shorter = min(len(k2), len(k1)) or 1
+            contained = sum(x.size for x in blocks) / shorter
+            if contained >= SHU_MIN_CONTAINED and blocks:
+                cand.append((sm.ratio(), contained, i, j, blocks[0].a, blocks[-1].a + blocks[-1].size))
+    used_a: set[int] = set()
+    taken: dict[int, list[tuple[int, int, int]]] = {}  # j → [(first, last, i)]
+    for _r, _c, i, j, x, y in sorted(cand, reverse=True):
+        if i in used_a or any(x < q and p < y for p, q, _i in taken.get(j, [])):
+            continue
+        used_a.add(i)
+        taken.setdefault(j, []).append((x, y, i))
+    for j, got in taken.items():
+        b = siku[j]
+        mine = sorted((others[i] for _x, _y, i in got), key=lambda a: a.block)
+        text, offs, marks = "", [], []
+        for a in mine:
+            t, o, mk = bodies[others.index(a)]
+            marks += [(x + len(text), y + len(text), r) for x, y, r in mk]
+            text, offs = text + t, offs + o
+        k1, i1 = keys5[id(b)]
+        k2, i2 = norm.key_map(text, marks)
+        b.other, b.other_text, b.other_offsets = mine, text, offs
+        b.similarity = round(difflib.SequenceMatcher(None, k1, k2, autojunk=False).ratio(), 3)
+        b.sites = _zhu_sites(k1, i1, str(b.units[0].meta["text"]), k2, i2, text, b.units[0].source)
+        for st in b.sites:
+            st.rule = f"two witnesses of the 疏; the higher-ranked ({b.units[0].source}) stands"
+        from ..model import GETA, is_private_use
+
+        said = []
+        for a in mine:
+            lemma = "".join(GETA if is_private_use(c) else c for c in "至".join(x for x in a.lemma if x))
+            said.append(f"block {a.block} ({a.form} {lemma}, resolved {a.how}"
+                        f"{': ' + a.reason if a.reason else ''})")
+        b.reason += (f"; {mine[0].units[0].source}'s {' and '.join(said)} "
+                     f"{'stands' if len(mine) == 1 else 'stand'} at the same place and "
+                     f"{'says' if len(mine) == 1 else 'say'} the same: collated into it")
+    report = [{"source": a.units[0].source, "line": a.units[0].line,
+               "reason": f"疏 block {a.block} has no counterpart in the 四库 copy at its place"}
+              for i, a in enumerate(others) if i not in used_a]
+    out = [a for i, a in enumerate(others) if i not in used_a] + siku
+    return out, report
+
+
+def _unencoded_marks(u: SourceUnit, reads: dict[tuple[str, str], str], norm: Normaliser,
+                     ) -> list[tuple[int, int, str]]:
+    """Each unencoded sequence of a unit that ``reads`` resolves, as a span of its text to read as
+    the key of its character (longest sequences first; a sequence inside one already read is not
+    read again)."""
+    out: list[tuple[int, int, str]] = []
+    for (w, seq), ch in sorted(reads.items(), key=lambda kv: -len(kv[0][1])):
+        if w != u.source:
+            continue
+        for m in re.finditer(re.escape(seq), u.text):
+            if not any(m.start() < y and x < m.end() for x, y, _r in out):
+                out.append((m.start(), m.end(), norm.key(ch)[:1]))
+    return sorted(out)
+
+
+#: The units of a lemma-range 疏 block (w003) that name what it explains, not its words: the
+#: block's lemma (``[疏]“X”至“Y”``) and the lemma of its part on the 注 (``○注“X”至“Y”``).
+LEMMA_ROLES = ("lemma", "zhu_lemma")
+
+#: The mark that opens a part of a 疏 block: 釋曰 (on the 经), 注釋曰 (on the 注), 傳釋曰 (on a
+#: 傳) in the 四库 copy; ``○释曰：`` in w003, whose part on the 注 is named by its own lemma. The
+#: marks say where a part begins, not what the 疏 says: they are left out when two witnesses'
+#: blocks are collated.
+PART_MARK = re.compile(r"○?[注傳传]?[釋释]曰[：:]?")
+
+
+def _part_marks(u: SourceUnit) -> list[tuple[int, int, str]]:
+    """The part marks of a 四库 疏 block, as spans of its reading to leave out of its key."""
+    text = str(u.meta["text"])
+    out = []
+    for p in u.meta["parts"]:  # type: ignore[union-attr]
+        m = PART_MARK.match(text, int(p["start"]))
+        if m:
+            out.append((m.start(), m.end(), ""))
+    return out
+
+
+#: How far apart (characters of the 经) two witnesses' spans of one 疏 block may be.
+SHU_WINDOW = 40
+#: How much of the shorter of two blocks must be found in the longer for them to be one 疏.
+SHU_MIN_CONTAINED = 0.8
 
 
 def collate_zhu(first: list[ZhuAnchor], second: list[ZhuAnchor], norm: Normaliser,

@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..document import (
+    HANT,
     LEAF,
+    App,
     Clause,
     Document,
     Paragraph,
@@ -20,8 +22,14 @@ from ..document import (
 from ..errors import UsageError
 from ..layers import KEYS, is_overlay, is_text, short
 from ..layers import name as layer_name
+from ..tei.core import KAOZHENG
 from .index import CLAUSE_SEP
 from .refs import Address
+
+#: The label of a unit's apparatus line in the text of ``show`` (校勘: where its witnesses differ).
+APP_LABEL = "校"
+#: The label of a 疏's quotation of the 注 or 经 in other words (引: what it quotes).
+QUOTE_LABEL = "引"
 
 #: The layers shown after a paragraph's 经/记, in reading order (注 first, with its clause number).
 COMMENTARY = [k for k in KEYS if not is_text(k)]
@@ -128,7 +136,11 @@ class Passage:
 
     def unit_text(self, u: Unit) -> str:
         if u.parts:  # a 疏 block's parts, a 考證 entry's lemma and note
-            text = "".join(readable(c, self.chars) for _r, c, _s in u.parts)
+            # a 四库 疏 block says its words; the lemmas of w003's blocks collated into it name
+            # what they explain (kept in the TEI, shown by the block's attachment)
+            own = [p for p in u.parts if p[0].startswith("on-")]
+            parts = own if own else u.parts
+            text = "".join(readable(c, self.chars) for _r, c, _s in parts)
         elif u.layer.startswith("trans"):
             text = "".join(s.text for s in u.sentences)
         else:
@@ -136,6 +148,66 @@ class Passage:
         if self.script == "hant" and lacks_traditional(u.lang):
             self._notice(name_of(u.layer), u.source.split()[0].lstrip("#") if u.source else "")
         return in_script(text, u.lang, self.script)
+
+    def apparatus(self, u: Unit) -> list[dict[str, Any]]:
+        """The apparatus entries inside a unit (a 注 or 疏 of two witnesses, whose readings differ):
+        the lemma as the unit reads it and each other witness's reading as that witness writes it
+        (a traditional witness folded to simplified for ``hans``), the rule that chose. A 考證
+        entry has the apparatus of the words it is on: the 经 clauses it covers, or the 注 it
+        quotes (``where`` says which clause or 注)."""
+        own = u.source.split()[0].lstrip("#") if u.source else ""
+        apps: list[tuple[str, App]] = [(u.id, x) for x in u.content if isinstance(x, App)]
+        apps += [(u.id, x) for _r, c, _s in u.parts for x in c if isinstance(x, App)]
+        if u.layer == KAOZHENG:
+            apps = self._apparatus_under(u)
+        out = []
+        for where, a in apps:
+            wits = a.lem_wits or [own]
+            lem = self._wit_text(a.lem, wits[0])
+            rdgs = [{"wit": r.wit, "text": t, "status": r.status} for r in a.rdgs if r.wit not in wits
+                    for t in [self._wit_text(readable(r.content, self.chars), r.wit)]
+                    if t != lem]  # a reading that differs only in its code points reads the same
+            if rdgs:
+                e = {"type": a.type, "lemma": lem, "wit": wits, "readings": rdgs, "rule": a.rule}
+                if where != u.id:
+                    e["where"] = where
+                out.append(e)
+        return out
+
+    def _apparatus_under(self, u: Unit) -> list[tuple[str, App]]:
+        """The apparatus entries of the words a 考證 entry is on: of the 注 it quotes, else of
+        the 经 clauses it covers."""
+        zhu = u.attrs.get("zhu", "").lstrip("#")
+        if zhu:
+            for p in self.section.paragraphs:
+                for z in p.units:
+                    if z.id == zhu:
+                        return [(z.id, x) for x in z.content if isinstance(x, App)]
+            return []
+        a, b = self.pos.get(u.target or "", -1), self.pos.get(u.target_end or u.target or "", -1)
+        return [(c.id, x) for p in self.section.paragraphs for c in p.clauses
+                if a <= self.pos.get(c.id, -2) <= b for x in c.content if isinstance(x, App)]
+
+    def _wit_text(self, text: str, wit: str) -> str:
+        """A witness's reading in the script asked for: for ``hant`` the traditional witness's own
+        forms and a simplified witness as it writes it; for ``hans`` every reading folded to
+        simplified, character by character (w003 writes some characters traditional: 幹, 卻)."""
+        if self.script == "hans":
+            return in_script(text, HANT, "hans")
+        return in_script(text, HANT if wit == self.doc.traditional else "lzh", self.script)
+
+    def apparatus_text(self, u: Unit) -> str:
+        """``校  由便也］w003 由使也；…`` (empty if the unit has no apparatus)."""
+        entries = []
+        for a in self.apparatus(u):
+            rd = "，".join(f"{r['wit']} {r['text'] or '（无）'}" for r in a["readings"])
+            w = a.get("where")  # a 考證's: the clause (its number) or the 注 it quotes
+            at = "" if w is None else f"{w.rsplit('.', 1)[-1]} " if w in self.pos else f"{_label('zhu')} "
+            entries.append(f"{at}{a['lemma'] or '（无）'}］{rd}")
+        lines = [f"    {APP_LABEL}  " + "；".join(entries)] if entries else []
+        # where the 疏 quotes the 注 or 经 in other words (a finding)
+        lines += [f"    {QUOTE_LABEL}  {self._wit_text(q.describe(), q.witness)}" for q in u.quotations]
+        return "\n".join(lines)
 
     def units(self, layer: str) -> list[Unit]:
         return [u for p in self.paragraphs for u in p.units if u.layer == layer and self._covers(u)]
@@ -175,6 +247,21 @@ class Passage:
                 if u.n:
                     d["n"] = u.n
                 paged(d, u.page)
+                app = self.apparatus(u)
+                if app:
+                    d["apparatus"] = app
+                if u.quotations:
+                    d["quotations"] = [{"witness": q.witness, "words": self._wit_text(q.words, q.witness),
+                                        "quotes": q.quotes, "zhu": q.zhu or None,
+                                        "text": self._wit_text(q.text, self.doc.traditional or ""),
+                                        "differences": q.differences} for q in u.quotations]
+                if lay == "yinyi":  # head, what each item is (反切, 音, 如字, 又音, gloss), on the 经 or 注
+                    d["head"] = in_script(readable(u.parts[0][1], self.chars), u.lang, self.script) if u.parts else ""
+                    d["items"] = [{"kind": r, "text": in_script(readable(c, self.chars), u.lang, self.script)}
+                                  for r, c, _s in u.parts[1:]]
+                    d["on"] = "zhu" if u.attrs.get("zhu") else "jing"
+                    if u.attrs.get("zhu"):
+                        d["zhu"] = u.attrs["zhu"].lstrip("#")
                 if lay.startswith("trans"):
                     d["sentences"] = [
                         {"n": s.n, "text": s.text, "clauses": s.corresp, "cert": s.cert} for s in u.sentences
@@ -210,6 +297,7 @@ class Passage:
                     if u.layer == "zhu" and self._covers(u):
                         after = (u.target_end or u.target or "").rsplit(".", 1)[-1]
                         lines.append(f"  {_label('zhu')} [{after}]  {self.unit_text(u)}{page_text(u.page)}")
+                        lines.extend(x for x in [self.apparatus_text(u)] if x)
             for lay in [*(k for k in COMMENTARY if k != "zhu"), *self.extra]:
                 if lay not in self.layers:
                     continue
@@ -225,6 +313,7 @@ class Passage:
                         lines.append(f"  {tag}  {self.unit_text(u)}")
                     else:
                         lines.append(f"  {tag} [{span}]  {self.unit_text(u)}")
+                        lines.extend(x for x in [self.apparatus_text(u)] if x)
         if self.notices:
             lines.append("")
             lines.extend(f"（{n}）" for n in self.notices)

@@ -22,7 +22,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from ..document import Document, Ref, readable
+from ..document import Document, Ref, in_script, readable
 from ..genre import READ_WING
 from .clauses import ClauseTable
 from .refs import Address
@@ -33,6 +33,36 @@ MIN_LONG = 4
 MIN_RATIO = 0.7
 MAX_SECTIONS = 2
 TITLE_RE = re.compile(r"《([^》]+)》")
+#: How an unpunctuated 注 or 疏 (the 四库 copy's) cites a work it names without 《》: 案X, 決X,
+#: 與X同, 彼X, 引X, 如X before the title; X云, X曰, X注 after it.
+CITE_BEFORE = "案按引決决與与彼如"
+CITE_AFTER = "云曰注"
+#: What follows a chapter's title where the 疏 names the chapter by its rite (乡饮酒之礼).
+CHAPTER_RITE = ("之礼", "之禮")
+
+
+def cited_titles(doc: Document, text: str) -> list[str]:
+    """The titles of the works table that a text cites: in 《》 where it has them; else (an
+    unpunctuated text) each title where a citing word stands before or after it (longest
+    titles first, each place once)."""
+    if "《" in text:
+        return [m.group(1) for m in TITLE_RE.finditer(text)]
+    found: list[tuple[int, str]] = []
+    taken = [False] * len(text)
+    kinds = {w[0]: w[2] for w in doc.works}
+    for t in sorted(kinds, key=len, reverse=True):
+        for m in re.finditer(re.escape(t), text):
+            a, b = m.start(), m.end()
+            if any(taken[a:b]):
+                continue
+            # a chapter of 《仪礼》 is also named by its rite: 鄉飲酒之禮
+            rite = kinds[t] == "chapter" and text.startswith(CHAPTER_RITE, b)
+            # a title of one character (诗, 书) is a word too (射御與書數): only 书云, 诗曰 cite it
+            before = len(t) > 1 and a > 0 and text[a - 1] in CITE_BEFORE
+            if rite or before or (b < len(text) and text[b] in CITE_AFTER):
+                found.append((a, t))
+                taken[a:b] = [True] * (b - a)
+    return [t for _a, t in sorted(found)]
 
 
 class XrefIndex:
@@ -117,7 +147,7 @@ def xref(doc: Document, ref: Address, ix: XrefIndex | None = None) -> dict[str, 
     shu = []
     for u in ps.units("shu"):
         first, last, quote = ps.quote(u)
-        head = readable(u.parts[0][1], chars) if u.parts else ""
+        head = _shu_head(ps, u)
         shu.append({"ref": u.id, "lemma": head, "attach": {"ref": first, "to": last, "quote": quote},
                     "resolved": u.attrs.get("how", "")})
     notes = []
@@ -148,8 +178,7 @@ def xref(doc: Document, ref: Address, ix: XrefIndex | None = None) -> dict[str, 
     for lay in ("zhu", "shu"):
         for u in ps.units(lay):
             text = ps.unit_text(u)
-            for m in TITLE_RE.finditer(text):
-                title = m.group(1)
+            for title in cited_titles(doc, text):
                 norm = doc.work_title(title)
                 if norm is None:
                     continue
@@ -159,6 +188,15 @@ def xref(doc: Document, ref: Address, ix: XrefIndex | None = None) -> dict[str, 
                     w["as_cited"].append(title)
                 if u.id not in w["in"]:
                     w["in"].append(u.id)
+    yinyi = _yinyi(doc, ps)
+    kaozheng = []
+    for u in ps.units("kaozheng"):
+        first, last, quote = ps.quote(u)
+        lemma = in_script(next((readable(c, chars) for r, c, _s in u.parts if r == "lemma"), ""), u.lang, ps.script)
+        eds = [{"edition": x.text, "id": x.target.lstrip("#")} for _r, c, _s in u.parts for x in c
+               if isinstance(x, Ref) and x.type == "edition"]
+        kaozheng.append({"ref": u.id, "lemma": lemma, "quotes": u.attrs.get("quotes", ""),
+                         "attach": {"ref": first, "to": last, "quote": quote}, "editions": eds})
     repeats = []
     for cid in clause_ids:
         key = keyed[cid]
@@ -172,6 +210,43 @@ def xref(doc: Document, ref: Address, ix: XrefIndex | None = None) -> dict[str, 
     targets.discard(sec.n)
     return {
         "ref": str(ref), "section": sec.n, "title": sec.title,
-        "ji": ji, "shu": shu, "notes": notes, "works": list(works.values()), "repeats": repeats,
+        "ji": ji, "shu": shu, "notes": notes, "works": list(works.values()), "yinyi": yinyi,
+        "kaozheng": kaozheng, "repeats": repeats,
         "targets": sorted(targets),
     }
+
+
+#: How many characters of a 四库 疏 block stand for it in xref (it names no lemma).
+SHU_HEAD = 16
+
+
+def _shu_head(ps: Passage, u: Any) -> str:
+    """What a 疏 block is called in xref: its lemma (w003's ``[疏]“X”至“Y”``, also where it is
+    collated into the 四库 copy's block), else the first words of the block."""
+    lemma = next((p for p in u.parts if p[0] == "lemma"), None)
+    if lemma is not None:
+        return readable(lemma[1], ps.chars)
+    text = ps.unit_text(u)
+    return text[:SHU_HEAD] + ("…" if len(text) > SHU_HEAD else "")
+
+
+def _yinyi(doc: Document, ps: Passage) -> list[dict[str, Any]]:
+    """The 音义 entries on the passage, each with the other entries of the chapter on the same
+    head character (陆德明 glosses a character where it first matters and often again: 長丁大反
+    here, 長丁丈反 there)."""
+    by_head: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
+    for s in doc.sections:
+        for p in s.paragraphs:
+            for u in p.units:
+                if u.layer == "yinyi" and u.parts:
+                    head = readable(u.parts[0][1], ps.chars)
+                    by_head[head].append((u.id, s.n, ps.unit_text(u)))
+    out = []
+    for u in ps.units("yinyi"):
+        first, last, quote = ps.quote(u)
+        head = readable(u.parts[0][1], ps.chars) if u.parts else ""
+        out.append({"ref": u.id, "head": in_script(head, u.lang, ps.script), "text": ps.unit_text(u), "kind": u.attrs.get("kind", ""),
+                    "attach": {"ref": first, "to": last, "quote": quote},
+                    "same_head": [{"ref": r, "section": n, "text": t} for r, n, t in by_head.get(head, [])
+                                  if r != u.id]})
+    return out

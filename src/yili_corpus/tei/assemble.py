@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..align.commentary import LEMMA_ROLES
 from ..align.yinyi import entry_span as yinyi_span
 from ..document import (
     LEAF,
@@ -20,6 +21,7 @@ from ..document import (
     Glyph,
     Page,
     Paragraph,
+    Quotation,
     Rdg,
     Ref,
     Section,
@@ -340,7 +342,11 @@ def to_document(r: BuildResult) -> Document:
         pid, t0, t1 = span_ids(start, sa.jing.end)
         if "parts" in head.meta:  # the 四库 layout: one block, its 釋曰 / 注釋曰 parts
             # ab/@type: on-jing (釋曰), on-zhu (注釋曰), on-zhuan (傳釋曰), on-unmarked (before a mark)
-            parts = [(f"on-{p['kind']}", gl.split(head.source, reading_of(head)[p["start"]:p["end"]]),
+            parts = []
+            # the other witness's lemmas (its blocks collated into this one), parts of their own
+            parts += [(str(u.meta["role"]), gl.split(u.source, u.text), ptr.unit(u))
+                      for o in sa.other for u in o.units if u.meta.get("role") in LEMMA_ROLES]
+            parts += [(f"on-{p['kind']}", _shu_part_content(sa, p["start"], p["end"], gl, ptr),
                        ptr.span(head.source, *_part_slice(head, p["start"], p["end"])))
                       for p in head.meta["parts"]]
         else:
@@ -348,9 +354,12 @@ def to_document(r: BuildResult) -> Document:
         attrs = {"form": sa.form, "how": sa.how}
         if sa.zhu:
             attrs["zhu"] = " ".join(f"#{zid[id(x)]}" for x in sa.zhu if id(x) in zid)
+        quotations = [Quotation(f.witness, f.words, ptr.span(f.witness, f.start, f.end), f.quotes,
+                                zid.get(id(f.zhu), "") if f.zhu is not None else "", f.text, f.differences)
+                      for f in sa.findings]
         place(Unit(uid, "shu", [], t0, t1, ptr.unit(head), n=str(sa.block), resp=resp.get("shu"),
                    lang=script_lang[head.source], attrs=attrs, parts=parts, editorial=editorial,
-                   pages=pages.unit(head) if "parts" in head.meta else []), pid)
+                   pages=pages.unit(head) if "parts" in head.meta else [], quotations=quotations), pid)
     # the 四库 editors' 考證: lemma and note, the editions it names as refs to the header's list
     for k, ka in enumerate(r.kaozheng, 1):
         if ka.start is None:
@@ -492,6 +501,37 @@ def _kaozheng_parts(ka: Any, gl: _Glyphs, ptr: _Pointers) -> list[tuple[str, lis
     parts.append(("note", [x for x in content if x != ""],
                   ptr.span(u.source, u.offset + max(circle, 0), u.end)))
     return parts
+
+
+def _shu_part_content(sa: Any, a: int, b: int, gl: _Glyphs, ptr: _Pointers) -> list[Any]:
+    """Characters ``[a, b)`` of a 四库 疏 block's reading, with an apparatus entry wherever the
+    other witness's block of the same 疏 differs (:func:`~yili_corpus.align.commentary.collate_shu`;
+    a difference that runs over a part's end is cut there)."""
+    u = sa.units[0]
+    text = reading_of(u)
+    o = sa.other[0].units[0].source if sa.other else ""
+    out: list[Any] = []
+    i = a
+    for st in sa.sites:
+        if not (a <= st.a < b):
+            continue
+        x, y = st.a, min(st.b, b)
+        out.extend(gl.split(u.source, text[i:x]))
+        lem = text[x:y]
+        offs = sa.other_offsets
+        if st.other_a < st.other_b:
+            optr = ptr.span(o, offs[st.other_a], offs[st.other_b - 1] + 1)
+        else:
+            at = offs[st.other_a] if st.other_a < len(offs) else offs[-1] + 1
+            optr = ptr.span(o, at, at)
+        rdgs = [
+            Rdg(u.source, gl.split(u.source, lem), "reading", ptr.span(u.source, *_part_slice(u, x, y))),
+            Rdg(o, gl.split(o, sa.other_text[st.other_a:st.other_b]), "reading", optr),
+        ]
+        out.append(App("variant", lem, [u.source], rdgs, st.rule))
+        i = y
+    out.extend(gl.split(u.source, text[i:b]))
+    return [x for x in out if x != ""]
 
 
 def _zhu_content(z: Any, gl: _Glyphs, ptr: _Pointers) -> list[Any]:

@@ -26,6 +26,7 @@ from ..document import (
     Glyph,
     Page,
     Paragraph,
+    Quotation,
     Rdg,
     Ref,
     Section,
@@ -269,6 +270,14 @@ class _Reader:
         for part in e:
             if _local(part) == "ab":
                 u.parts.append((part.get("type", ""), self.inline(part), part.get("source", "")))
+            elif _local(part) == "note" and part.get("type") == "quotation":
+                qs = part.findall("t:quote", NS)
+                if len(qs) != 2:
+                    raise self.fail(part, "a quotation note holds two <quote>: the 疏's words and the text's")
+                u.quotations.append(Quotation(qs[0].get("corresp", "").lstrip("#"), qs[0].text or "",
+                                              qs[0].get("source", ""), part.get("subtype", ""),
+                                              qs[1].get("corresp", "").lstrip("#"), qs[1].text or "",
+                                              self.num(part, "n")))
             elif _local(part) == "note":
                 u.editorial = part.text or ""
 

@@ -523,7 +523,7 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
             got = "".join(s.text or "" for s in e.findall(f"{t}seg"))
             want = "".join(want.split())
             got = "".join(got.split())
-        elif name in ("note", "ab", "rdg"):
+        elif name in ("note", "ab", "rdg", "quote"):
             if name == "note" and (typ == "shu" or typ == KAOZHENG):
                 continue  # its parts carry their own pointers
             parent = e.getparent()
@@ -538,7 +538,7 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
             got = _text(e, wit, glyphs)
         else:
             continue
-        if name in ("ab", "rdg") and got != without_layout(want) and _in_shu(e):
+        if name in ("ab", "rdg", "quote") and got != without_layout(want) and _in_shu(e):
             # a 疏 part of the 四库 layout: small print, each line wrapped in ( … )
             want = without_layout(want).replace(")(", "")
         if got != want and got != without_layout(want):  # a unit over several lines of a mandoku file
@@ -549,10 +549,10 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
 
 
 def _in_shu(e: etree._Element) -> bool:
-    """Whether ``e`` is (in) a part of a 疏 note."""
+    """Whether ``e`` is (in) a part of a 疏 note (or of a finding about it)."""
     p = e.getparent()
     while p is not None:
-        if etree.QName(p).localname == "note":
+        if etree.QName(p).localname == "note" and p.get("type") != "quotation":
             return p.get("type") == "shu"
         p = p.getparent()
     return False

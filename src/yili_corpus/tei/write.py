@@ -140,6 +140,14 @@ def _unit(parent: etree._Element, u: Unit, para_ids: list[str], overrides: str =
         for role, content, src in u.parts:
             part = _el(note, "ab", {"type": role, "source": src})
             _inline(part, content)
+        for q in u.quotations:  # a finding: the 疏 quotes the 注 or 经 in other words
+            qn = _el(note, "note", {"type": "quotation", "subtype": q.quotes, "resp": "#yili-corpus",
+                                    "n": str(q.differences)})
+            qn.text = f"{q.witness} quotes the {'注' if q.quotes == 'zhu' else '经'} as "
+            a = _el(qn, "quote", {"corresp": "#" + q.witness, "source": q.source}, q.words)
+            a.tail = f"; the {'注' if q.quotes == 'zhu' else '经'} reads "
+            b = _el(qn, "quote", {"corresp": q.zhu and "#" + q.zhu}, q.text)
+            b.tail = f" ({q.differences} character{'s' if q.differences > 1 else ''} differ)"
         if u.editorial:
             _el(note, "note", {"type": "editorial", "resp": "#yili-corpus"}, u.editorial)
     else:
