@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..document import (
-    HANT,
     LEAF,
     App,
     Clause,
@@ -23,6 +22,7 @@ from ..errors import UsageError
 from ..layers import KEYS, is_overlay, is_text, short
 from ..layers import name as layer_name
 from ..tei.core import KAOZHENG
+from .apparatus import entries, entry_text, in_content, wit_text
 from .index import CLAUSE_SEP
 from .refs import Address
 
@@ -150,29 +150,16 @@ class Passage:
         return in_script(text, u.lang, self.script)
 
     def apparatus(self, u: Unit) -> list[dict[str, Any]]:
-        """The apparatus entries inside a unit (a 注 or 疏 of two witnesses, whose readings differ):
-        the lemma as the unit reads it and each other witness's reading as that witness writes it
-        (a traditional witness folded to simplified for ``hans``), the rule that chose. A 考證
-        entry has the apparatus of the words it is on: the 经 clauses it covers, or the 注 it
-        quotes (``where`` says which clause or 注)."""
+        """The apparatus entries inside a unit (a 注 or 疏 of two witnesses, whose readings differ;
+        :func:`~yili_corpus.query.apparatus.entry`). A 考證 entry has the apparatus of the words
+        it is on: the 经 clauses it covers, or the 注 it quotes (``where`` says which)."""
         own = u.source.split()[0].lstrip("#") if u.source else ""
-        apps: list[tuple[str, App]] = [(u.id, x) for x in u.content if isinstance(x, App)]
-        apps += [(u.id, x) for _r, c, _s in u.parts for x in c if isinstance(x, App)]
         if u.layer == KAOZHENG:
             apps = self._apparatus_under(u)
-        out = []
-        for where, a in apps:
-            wits = a.lem_wits or [own]
-            lem = self._wit_text(a.lem, wits[0])
-            rdgs = [{"wit": r.wit, "text": t, "status": r.status} for r in a.rdgs if r.wit not in wits
-                    for t in [self._wit_text(readable(r.content, self.chars), r.wit)]
-                    if t != lem]  # a reading that differs only in its code points reads the same
-            if rdgs:
-                e = {"type": a.type, "lemma": lem, "wit": wits, "readings": rdgs, "rule": a.rule}
-                if where != u.id:
-                    e["where"] = where
-                out.append(e)
-        return out
+        else:
+            apps = [(u.id, x) for x in in_content(u.content)]
+            apps += [(u.id, x) for _r, c, _s in u.parts for x in in_content(c)]
+        return entries(apps, own, self.chars, self.script, self.doc.traditional, here=u.id)
 
     def _apparatus_under(self, u: Unit) -> list[tuple[str, App]]:
         """The apparatus entries of the words a 考證 entry is on: of the 注 it quotes, else of
@@ -182,29 +169,23 @@ class Passage:
             for p in self.section.paragraphs:
                 for z in p.units:
                     if z.id == zhu:
-                        return [(z.id, x) for x in z.content if isinstance(x, App)]
+                        return [(z.id, x) for x in in_content(z.content)]
             return []
         a, b = self.pos.get(u.target or "", -1), self.pos.get(u.target_end or u.target or "", -1)
         return [(c.id, x) for p in self.section.paragraphs for c in p.clauses
-                if a <= self.pos.get(c.id, -2) <= b for x in c.content if isinstance(x, App)]
+                if a <= self.pos.get(c.id, -2) <= b for x in in_content(c.content)]
 
     def _wit_text(self, text: str, wit: str) -> str:
-        """A witness's reading in the script asked for: for ``hant`` the traditional witness's own
-        forms and a simplified witness as it writes it; for ``hans`` every reading folded to
-        simplified, character by character (w003 writes some characters traditional: 幹, 卻)."""
-        if self.script == "hans":
-            return in_script(text, HANT, "hans")
-        return in_script(text, HANT if wit == self.doc.traditional else "lzh", self.script)
+        return wit_text(text, wit, self.script, self.doc.traditional)
 
     def apparatus_text(self, u: Unit) -> str:
         """``校  由便也］w003 由使也；…`` (empty if the unit has no apparatus)."""
-        entries = []
+        said = []
         for a in self.apparatus(u):
-            rd = "，".join(f"{r['wit']} {r['text'] or '（无）'}" for r in a["readings"])
             w = a.get("where")  # a 考證's: the clause (its number) or the 注 it quotes
             at = "" if w is None else f"{w.rsplit('.', 1)[-1]} " if w in self.pos else f"{_label('zhu')} "
-            entries.append(f"{at}{a['lemma'] or '（无）'}］{rd}")
-        lines = [f"    {APP_LABEL}  " + "；".join(entries)] if entries else []
+            said.append(entry_text(a, at))
+        lines = [f"    {APP_LABEL}  " + "；".join(said)] if said else []
         # where the 疏 quotes the 注 or 经 in other words (a finding)
         lines += [f"    {QUOTE_LABEL}  {self._wit_text(q.describe(), q.witness)}" for q in u.quotations]
         return "\n".join(lines)
