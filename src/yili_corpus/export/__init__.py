@@ -17,11 +17,11 @@ from typing import Any
 
 from lxml import etree
 
-from .document import Document
-from .layers import KEYS, LAYERS, TEXT_KEYS
-from .layers import name as layer_title
-from .query.refs import Address
-from .query.show import Passage
+from ..document import Document
+from ..layers import KEYS, LAYERS, TEXT_KEYS
+from ..layers import name as layer_title
+from ..query.refs import Address
+from ..query.show import Passage
 
 FORMATS = ("tsv", "csv", "md", "html", "json", "tei", "latex")
 
@@ -155,8 +155,8 @@ def to_latex(doc: Document, sections: list[int], layers: list[str]) -> str:
 
 def to_tei(tei_path: Path, sections: list[int], layers: list[str]) -> str:
     """The TEI, cut down to ``sections`` and ``layers``; pointers to what is left out are dropped."""
-    from .tei.core import TEI_NS, XML_ID, indent
-    from .tei.read import parse_tei
+    from ..tei.core import TEI_NS, XML_ID, indent
+    from ..tei.read import parse_tei
 
     tree = parse_tei(tei_path.read_bytes(), str(tei_path))
     root = tree.getroot()
@@ -199,9 +199,9 @@ def _readable_glyphs(root: Any, t: str) -> None:
     """No private-use code point in an export: each ``<g>`` holds the character a reader reads
     (its declaration's standard mapping, else 〓), and each declaration gives its code points as
     ``<localProp name="codepoints" value="U+E07D"/>`` instead of the PUA mapping."""
-    from .document import UNRESOLVED_MARK
-    from .model import codepoints
-    from .tei.core import XML_ID
+    from ..document import UNRESOLVED_MARK
+    from ..model import codepoints
+    from ..tei.core import XML_ID
 
     std: dict[str, str] = {}
     for c in root.iterfind(f".//{t}charDecl/{t}char"):
