@@ -225,6 +225,51 @@ def sections_of(r: BuildResult, clause_nos: set[int]) -> set[int]:
     return out
 
 
+def ji_links(r: BuildResult) -> dict[tuple[int, int], str]:
+    """w004's sentence links (line, sentence from 1) → the reading text of their clauses."""
+    col = r.collation
+    out: dict[tuple[int, int], str] = {}
+    for t in r.translations:
+        if t.unit.source == "w004":
+            for lk in t.links:
+                text = "．".join(reading_text(col, *col.base.clauses[c][:2]) for c in lk.clauses)
+                out.update({(t.unit.line, s + 1): text for s in lk.sentences})
+    return out
+
+
+def test_ji_sentence_links_against_the_gold_list(plain: BuildResult) -> None:
+    """The 记's translation (w004, §52–53, 104 sentences) links to exactly the clauses each sentence
+    renders as well as the 经's does (issue 14: 71% on reading before; docs/alignment.md)."""
+    lines = [ln for ln in (GOLD / "ji_trans_links.tsv").read_text(encoding="utf-8").splitlines()
+             if ln and not ln.startswith("#")]
+    gold = {(int(r["line"]), int(r["sentence"])): r for r in csv.DictReader(lines, delimiter="\t")}
+    assert len(gold) == 104
+    found = ji_links(plain)
+    # the gold list's sentences are the aligner's
+    for t in plain.translations:
+        if t.unit.source == "w004":
+            for i, (a, b) in enumerate(t.sentences, 1):
+                assert gold[(t.unit.line, i)]["text"] == t.unit.text[a:b]
+    right = [k for k, g in gold.items() if found.get(k) == g["clauses"]]
+    assert len(right) / len(gold) >= 0.95, sorted(set(gold) - set(right))
+    # the sentences the aligner had one clause off (进腠 with the next sentence, 倚于西阶之西 …)
+    assert found[(3, 15)] == "肺皆离．皆右体也．进腠"
+    assert found[(3, 32)] == "司射之弓矢与扑．倚于西阶之西"
+    assert found[(7, 5)] == "君国中射．则皮树中．以翿旌获．白羽与朱羽糅"
+
+
+def test_ji_translation_ends_sentences_where_its_text_does(plain: BuildResult) -> None:
+    """The stops come from w004's own punctuation of the 记 (。 before 凡举爵, ， before 进腠)."""
+    from yili_corpus.align.duplicates import sentence_stops
+
+    assert plain.division is not None
+    cl = plain.collation.base.clauses
+    stops = sentence_stops(plain.division.places, [a for a, _b, _u in cl], "w004")
+    text = {reading_text(plain.collation, a, b): c for c, (a, b, _u) in enumerate(cl)}
+    assert text["凡举爵"] in stops and text["进腠"] not in stops
+    assert not sentence_stops(plain.division.places, [a for a, _b, _u in cl], "w002")  # no text of its own
+
+
 def test_aligner_is_general_shuffled_and_resplit(plain: BuildResult) -> None:
     """Sections 1–12 of w002, paragraphs shuffled, sentences merged in pairs differently, one
     paragraph split in two: the aligner, told nothing of the order, still places them."""

@@ -22,7 +22,7 @@ from .align.commentary import (
     collate_zhu,
     pua_reader,
 )
-from .align.duplicates import TransLink, place_translations
+from .align.duplicates import TransLink, place_translations, sentence_stops
 from .align.kaozheng import KaozhengAnchor, anchor_kaozheng, load_editions
 from .align.notes import NoteAnchor, anchor_notes
 from .align.overrides import apply_note_overrides, apply_trans_overrides, load_overrides
@@ -97,8 +97,13 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     section_clauses = {i for i, (a, _b, _u) in enumerate(col.base.clauses) if a in start_set}
     # 4. align the translation (it gives paragraph breaks), then segment
     # the witnesses of each role are those whose manifest layers name it
-    translations, unplaced = place_translations({w: parsed[w] for w in manifest.witnesses_of("trans")}, col,
-                                                norm, section_clauses, {s.id: s.order for s in manifest.sources})
+    division = divider.result
+    assert division is not None
+    trans_wits = manifest.witnesses_of("trans")
+    clause_starts = [a for a, _b, _u in col.base.clauses]
+    stops = {w: sentence_stops(division.places, clause_starts, w) for w in trans_wits}
+    translations, unplaced = place_translations({w: parsed[w] for w in trans_wits}, col, norm, section_clauses,
+                                                {s.id: s.order for s in manifest.sources}, stops)
     overrides = (
         load_overrides(manifest.table("overrides")) if use_overrides and "overrides" in manifest.tables else []
     )
@@ -107,8 +112,6 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     for t in translations:
         breaks.setdefault(col.base.clauses[t.first][0], []).append(f"{t.unit.source}:trans")
     # the ids the base witness's own clauses would have, to list those that moved
-    division = divider.result
-    assert division is not None
     base_col = replace(col, base=replace(col.base, clauses=division.base_clauses))
     base_sections = segment(base_col, rows, norm, manifest.chapter_id, str(manifest.table("sections")),
                             breaks, fragmentary)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import ParsedSource, SourceUnit
+from ..text.clauses import PARA_MARK, Place
 from ..text.collate import Collation
 from ..text.normalise import Normaliser
 from .sentences import split_sentences
@@ -22,6 +23,8 @@ from .translation import SentenceLink, align_translation
 #: A translation paragraph of one source that repeats one of another source this closely
 #: (difflib ratio of the keys) is the same paragraph, merged.
 DUPLICATE_RATIO = 0.9
+#: The marks of a witness's copy of the text that end a sentence (or start a paragraph).
+SENTENCE_MARKS = "。；！？" + PARA_MARK
 
 
 @dataclass
@@ -80,11 +83,14 @@ def place_translations(
     norm: Normaliser,
     section_clause_starts: set[int],
     scrambled: dict[str, str],
+    stops: dict[str, set[int]] | None = None,
 ) -> tuple[list[TransLink], list[dict[str, Any]]]:
     """The translation paragraphs of every source placed on the base clauses (repeats merged),
     in text order; and the paragraphs the aligner could not place, for the report.
     ``scrambled`` gives each source's order as the manifest says (``"scrambled"``: a page whose
-    paragraphs are not in the order of the text)."""
+    paragraphs are not in the order of the text). ``stops`` gives, for a source that holds its own
+    copy of the text it translates, the clauses before which that copy ends a sentence
+    (:func:`sentence_stops`): its translation's sentences are drawn to end there."""
     clause_keys = [col.base.key[a:b] for a, b, _u in col.base.clauses]
     by_source = {sid: [u for u in p.units if u.kind == "trans"] for sid, p in parsed.items()}
     keys = {id(u): norm.key(u.text) for us in by_source.values() for u in us}
@@ -98,7 +104,8 @@ def place_translations(
         sents = [split_sentences(u.text) for u in own]
         keyed = [[norm.key(u.text[x:y]) for x, y in ss] for u, ss in zip(own, sents, strict=True)]
         placed = set()
-        for ap in align_translation(keyed, clause_keys, section_clause_starts, ordered=in_order):
+        for ap in align_translation(keyed, clause_keys, section_clause_starts, ordered=in_order,
+                                    stops=(stops or {}).get(sid)):
             placed.add(ap.index)
             links.append(TransLink(own[ap.index], ap.first, ap.last, ap.confidence,
                                    sentences=sents[ap.index], links=ap.links))
@@ -112,6 +119,13 @@ def place_translations(
             t.duplicates.append(dup)
     links.sort(key=lambda t: (t.first, t.last))
     return links, unplaced
+
+
+def sentence_stops(places: dict[int, Place], clause_starts: list[int], wit: str) -> set[int]:
+    """The clauses (indices) before which witness ``wit`` ends a sentence (。；！？) or starts a
+    paragraph, from the evidence of the clause division (``ClauseDivision.places``)."""
+    return {c for c, a in enumerate(clause_starts)
+            if a in places and any(ch in SENTENCE_MARKS for ch in places[a].marks.get(wit, ""))}
 
 
 def is_ordered(units: list[SourceUnit]) -> bool:

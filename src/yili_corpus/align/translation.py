@@ -39,6 +39,10 @@ class AlignerParams:
     #: (fewer than ``min_paras_for_rho`` paragraphs): the median of w002's 18 paragraphs is 1.8.
     default_rho: float = 1.8
     min_paras_for_rho: int = 8
+    #: With fewer paragraphs than that, the ratio of the totals is taken when the paragraphs
+    #: were placed on at least this many characters (one translator's own rate: w004 renders the
+    #: 记 at about 4 characters a character, twice w002's rate for the 经).
+    min_chars_for_rho: int = 200
     #: Evidence of a clause in a paragraph: each bigram they share counts this much, and each
     #: character its idf times ``char_weight``.
     bigram_weight: float = 2.0
@@ -68,6 +72,10 @@ class AlignerParams:
     #: whose clauses run across a section start.
     len_weight: float = 1.5
     sentence_cross_cost: float = 3.0
+    #: The bonus of a bead that ends where the translator's own copy of the text ends a sentence
+    #: (``stops``: the source of the translation punctuates the 经/记 it renders, as w004 does
+    #: the 记): a translation sentence mostly ends where the sentence it renders ends.
+    stop_bonus: float = 1.5
     # -- paragraphs in no order: :func:`place_unordered`, :func:`_fill_gaps` -------------------------
     #: Candidate windows tried for each paragraph.
     candidates: int = 4
@@ -97,9 +105,16 @@ class AlignerParams:
         """The band for trying a paragraph on a window of ``width`` clauses."""
         return min(self.place_band, max(self.min_place_band, width // 2))
 
-    def rho_of(self, ratios: list[float]) -> float:
-        """The median of ``ratios`` (sorted), or :attr:`default_rho` with too few of them."""
-        return ratios[len(ratios) // 2] if len(ratios) >= self.min_paras_for_rho else self.default_rho
+    def rho_of(self, ratios: list[float], pooled: tuple[int, int] | None = None) -> float:
+        """The median of ``ratios`` (sorted); with too few of them, the ratio of the totals
+        ``pooled`` (translation characters, 经/记 characters of the runs the paragraphs were
+        placed on) when they hold at least ``min_chars_for_rho`` 经/记 characters, else
+        :attr:`default_rho`."""
+        if len(ratios) >= self.min_paras_for_rho:
+            return ratios[len(ratios) // 2]
+        if pooled is not None and pooled[1] >= self.min_chars_for_rho:
+            return pooled[0] / pooled[1]
+        return self.default_rho
 
 
 #: The aligner's parameters as the build and ``yili import`` use them.
@@ -454,6 +469,7 @@ def align_sentences(
     band: int | None = None,
     section_starts: set[int] | None = None,
     lex: _Lex | None = None,
+    stops: set[int] | None = None,
     score_out: list[float] | None = None,
     background: list[str] | None = None,
     bg_base: list[float] | None = None,
@@ -478,12 +494,15 @@ def align_sentences(
     must not move by a rounding).
     A group of sentences
     never spans two paragraphs, and a bead whose clauses run across a section start pays
-    ``params.sentence_cross_cost``.
+    ``params.sentence_cross_cost``; a bead that ends before a clause of ``stops`` (where the
+    translator's own copy of the text ends a sentence) earns ``params.stop_bonus``.
     """
     rho = params.default_rho if rho is None else rho
     band = params.band if band is None else band
     len_weight, cross_cost, beads_all = params.len_weight, params.sentence_cross_cost, params.beads
     starts = section_starts or set()
+    stops_ = stops or set()
+    stop_bonus = params.stop_bonus
     lex = lex or _Lex(clause_keys, params)
     sents: list[tuple[int, int, str]] = []  # (para, index in para, key)
     for p, ss in enumerate(paras):
@@ -684,6 +703,8 @@ def align_sentences(
                             pen = len_cache[(n, chars)] = len_weight * math.log(n / (rho * chars)) ** 2
                         sc -= pen
                         sc -= cross_cost * (spre[j2] - sj)
+                        if j2 in stops_:
+                            sc += stop_bonus
                     v = cur + sc
                     if v > target.get(j2, NEG):
                         if j2 not in target:
@@ -909,12 +930,16 @@ def align_translation(
     ordered: bool = True,
     rho: float | None = None,
     params: AlignerParams = PARAMS,
+    stops: set[int] | None = None,
 ) -> list[AlignedParagraph]:
     """Align translation paragraphs, given as lists of sentence keys, to the clauses.
 
     With ``ordered`` the paragraphs are taken to follow the text; otherwise (a scrambled page)
     each is first placed on its own, the paragraphs are put in the order of their places, and the
     joint, monotonic alignment runs on that order. Paragraph runs come from the sentence links.
+    ``stops``: the clauses before which the source's own copy of the text ends a sentence
+    (:func:`align_sentences`). ``rho``, when not given, is the median rate of the paragraphs, or
+    with few of them their pooled rate (:meth:`AlignerParams.rho_of`).
     Returns one entry per placed paragraph (``index`` into ``keyed``), in text order.
     """
     paras = ["".join(ss) for ss in keyed]
@@ -930,19 +955,20 @@ def align_translation(
     runs = [(lk.first, lk.last) for lk in plinks]
     r = rho
     if r is None:
-        ratios = sorted(len(paras[i]) / max(1, sum(len(clause_keys[c]) for c in range(a, b + 1)))
-                        for i, (a, b) in zip(placed, runs, strict=True))
-        r = params.rho_of(ratios)
+        spans = [(len(paras[i]), max(1, sum(len(clause_keys[c]) for c in range(a, b + 1))))
+                 for i, (a, b) in zip(placed, runs, strict=True)]
+        r = params.rho_of(sorted(t / k for t, k in spans), pooled=(sum(t for t, _k in spans), sum(k for _t, k in spans)))
     background = [k for ss in keyed for k in ss]
     if ordered:
         slinks = align_sentences([keyed[i] for i in placed], clause_keys, runs, rho=r,
-                                 section_starts=section_starts, background=background, params=params)
+                                 section_starts=section_starts, background=background, params=params,
+                                 stops=stops)
     else:
         lex = _Lex(clause_keys, params)
         bg_base = lex.mean_match(background)
         slinks = align_sentences([keyed[i] for i in placed], clause_keys, runs, rho=r,
                                  section_starts=section_starts, lex=lex, bg_base=bg_base, fast=True,
-                                 params=params)
+                                 params=params, stops=stops)
     out: list[AlignedParagraph] = []
     groups: dict[int, list[SentenceLink]] = {}
     for sl in slinks:
