@@ -361,3 +361,49 @@ def test_alignment_report_per_section(built: BuildResult) -> None:
     assert rows[30]["trans"] == 0
     for x in rep["low_confidence"]:
         assert x["confidence"] < 0.5 and re.match(r"w00[024]", x["source"])
+
+
+# -- a note among its neighbours (issue 14) ----------------------------------------------------------
+
+def _notes_shown(ref: str) -> dict[str, dict]:
+    """The notes `yili show REF --json` prints, by ref."""
+    import json
+
+    from click.testing import CliRunner
+
+    from yili_corpus.cli import main
+
+    r = CliRunner().invoke(main, ["show", ref, "--json"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    return {n["ref"]: n for n in json.loads(r.output)["layers"].get("note", [])}
+
+
+def test_short_lemma_note_lands_among_its_neighbours(built: BuildResult) -> None:
+    """w004's 〔1〕 答：对。 glosses 答君而俟 (§53), between the paragraph's start and 〔2〕; its
+    lemma 答 first matched 主人荅再拜 of §1."""
+    on53 = _notes_shown("53")
+    n1 = on53["xiangsheli.w004.n1"]
+    assert n1["text"] == "答：对。"
+    assert "荅君而俟" in n1["attach"]["quote"]
+    assert n1["attach"]["ref"] == on53["xiangsheli.w002.note157"]["attach"]["ref"]  # w002's 答君而俟
+    assert "xiangsheli.w004.n1" not in _notes_shown("1")
+    a = next(a for a in built.notes if a.unit.source == "w004" and a.unit.meta.get("n") == 1)
+    assert a.how.startswith("exact, in order, among its neighbours (before note 2)")
+
+
+def test_short_lemma_far_from_its_neighbours_has_low_confidence(built: BuildResult) -> None:
+    """A short lemma that the stretch between its sure neighbours does not hold stays where it was
+    found, with a low confidence (the real 〔n〕 notes of w004, note 5 given the lemma 宿, which §53
+    does not have: 宿 is in 不宿戒 of §52 and in §1)."""
+    from dataclasses import replace
+
+    from yili_corpus.align.notes import anchor_notes
+
+    units = [u for u in built.parsed["w004"].units if u.kind == "note" and u.meta.get("series") == "〔〕"]
+    units = [replace(u, meta={**u.meta, "lemma": "宿"}) if u.meta.get("n") == 5 else u for u in units]
+    rkey, _rmap = built.collation.reading_key_map()
+    got = {a.unit.meta.get("n"): a for a in anchor_notes(units, rkey, built.norm, genre=built.manifest.genre)}
+    assert got[5].how.startswith("far from its neighbours (between note 3 and note 7)")
+    assert got[5].start is not None and got[5].start < got[3].start  # where it was found, before §53
+    assert got[1].how.startswith("exact, in order, among")  # the others as in the build
+    assert all(got[n].how == "exact, in order" for n in (2, 3, 7))

@@ -9,6 +9,16 @@ exactly anywhere. A lemma like ``“司射既袒”至“遂命倚旌”`` is a 
 (``熊侯、麋侯、画以虎豹``) is found by its first. A section-opening note (``此节述…之仪``, the
 genre table's summary phrase) is the summary of the section whose title it names. Notes without a lemma (fragments) go with the next
 note placed.
+
+A note stands among its neighbours: the notes of a series follow the text. A short lemma (fewer
+than :data:`SHORT_LEMMA` characters: 答, 射, 物) occurs in many places, so once every note is
+placed, each short lemma is checked against its nearest neighbours in the series whose lemmas are
+long enough to be sure of: if it lies outside the stretch from the one before to the one after (or
+no sure note comes before it), it is looked for in that stretch (the last occurrence before the next
+neighbour: a note's lemma comes just before the next note's) and moved there (``exact, in order, among its neighbours``); if the
+stretch does not hold it, it stays where it was found with a low confidence (``far from its
+neighbours``). A short lemma found in order but more than :data:`FUZZY_WINDOW` characters after the
+note before it is not sure either (``exact, far ahead``: medium).
 """
 
 from __future__ import annotations
@@ -26,6 +36,9 @@ BRACKETS_RE = re.compile(r"[（(][^）)]*[）)]")
 RANGE_RE = re.compile(r"^“([^”]+)”至“([^”]+)”$")
 #: How far after the previous note an approximate match is looked for (key characters).
 FUZZY_WINDOW = 1500
+#: A lemma key shorter than this is short: it may match far from its place (答 of 〔1〕 答：对。, on
+#: §53's 答君而俟, occurs in 主人荅再拜 of §1), and is checked against its neighbours.
+SHORT_LEMMA = 3
 
 
 @dataclass
@@ -157,6 +170,8 @@ def anchor_notes(
             j = key.find(k_end, e)
             if j >= 0 and j - e < 400:
                 e = j + len(k_end)
+        if how == "exact, in order" and len(k) < SHORT_LEMMA and i - at > FUZZY_WINDOW:
+            how = f"exact, far ahead ({i - at} characters after the note before it; short lemma)"
         anchor.start, anchor.end, anchor.how, anchor.matched = i, e, how, key[i:e]
         for p in pending:
             p.start, p.end, p.how = i, i, "with the next note (no lemma of its own)"
@@ -172,7 +187,64 @@ def anchor_notes(
         else:
             p.how = "no lemma, nothing to attach to"
         out.append(p)
+    _among_neighbours(out, key, norm)
     return out
+
+
+def _sure(a: NoteAnchor, norm: Normaliser) -> bool:
+    """Whether a placed note's lemma is long enough, and found in order, to place its neighbours."""
+    lem = a.unit.meta.get("lemma")
+    return (a.start is not None and bool(lem) and "in order" in a.how and "neighbours" not in a.how
+            and len(lemma_keys(str(lem), norm)[0]) >= SHORT_LEMMA)
+
+
+def _among_neighbours(out: list[NoteAnchor], key: str, norm: Normaliser) -> None:
+    """Move a short lemma found outside the stretch between its sure neighbours of the same series
+    into that stretch, or lower its confidence (module docstring)."""
+    by_series: dict[str, list[NoteAnchor]] = {}
+    for a in sorted(out, key=lambda a: (a.unit.line, a.unit.col)):
+        if a.unit.meta.get("lemma") and a.start is not None:
+            by_series.setdefault(str(a.unit.meta.get("series", "")), []).append(a)
+    for notes in by_series.values():
+        sure = [norm_ok for norm_ok in (_sure(a, norm) for a in notes)]
+        for i, a in enumerate(notes):
+            k, k_end = lemma_keys(str(a.unit.meta.get("lemma")), norm)
+            if sure[i] or k_end or not k or a.start is None:
+                continue
+            before = next((notes[j] for j in range(i - 1, -1, -1) if sure[j]), None)
+            after = next((notes[j] for j in range(i + 1, len(notes)) if sure[j]), None)
+            lo = before.start if before is not None and before.start is not None else 0
+            hi = after.end if after is not None and after.end is not None else len(key)
+            if lo <= a.start < hi and before is not None:
+                continue  # between its neighbours
+            # outside the stretch, or the first sure note of its series after it: the occurrence
+            # nearest the neighbour after it (the first one from the neighbour before, if none)
+            j = _rfind(key, k, lo, hi) if after is not None else _find(key, k, lo, hi)
+            if j == a.start:
+                continue
+            names = (f"between {_name(before)} and {_name(after)}" if before is not None and after is not None
+                     else f"before {_name(after)}" if after is not None else f"after {_name(before)}" if before
+                     else "")
+            if j >= 0:
+                a.start, a.end, a.matched = j, j + len(k), key[j:j + len(k)]
+                a.how = f"exact, in order, among its neighbours ({names}); not the {k} it first matched"
+            else:
+                a.how = f"far from its neighbours ({names}): short lemma {k} found only elsewhere"
+
+
+def _rfind(key: str, pat: str, lo: int, hi: int) -> int:
+    """The last occurrence of ``pat`` in ``key[lo:hi]`` (``■`` any one character), or -1."""
+    j, found = lo, -1
+    while True:
+        j = _find(key, pat, j, hi)
+        if j < 0:
+            return found
+        found, j = j, j + 1
+
+
+def _name(a: NoteAnchor) -> str:
+    n = a.unit.meta.get("n")
+    return f"note {n}" if n is not None else f"the note on {a.unit.meta.get('lemma')}"
 
 
 def _summary_section(summary: str, sections: list[tuple[int, str, int]], at: int, norm: Normaliser,
