@@ -407,3 +407,39 @@ def test_short_lemma_far_from_its_neighbours_has_low_confidence(built: BuildResu
     assert got[5].start is not None and got[5].start < got[3].start  # where it was found, before §53
     assert got[1].how.startswith("exact, in order, among")  # the others as in the build
     assert all(got[n].how == "exact, in order" for n in (2, 3, 7))
+
+
+# -- the 记 in paragraphs (issue 14) -------------------------------------------------------------------
+
+def test_ji_paragraphs_come_from_the_witnesses(built: BuildResult) -> None:
+    """The 记 (§52–53) is in the paragraphs its witnesses give: the 四库 copy's items (each 記 item
+    with its 注 and 疏, w005), the section starts of w004 (its 记 and its paragraph 53.); each break
+    names the witnesses that gave it, in the TEI (a paragraph's @source, read back as ``breaks``) and
+    in the report."""
+    import yili_corpus
+    from yili_corpus.report import format_paragraphs, paragraph_report
+
+    doc = yili_corpus.load(CORPUS.parent / "tei" / "yili-xiangsheli.xml").document
+    ji = [p for s in doc.sections if s.n in (52, 53) for p in s.paragraphs]
+    assert len(ji) >= 40 and max(len(p.clauses) for p in ji) <= 20  # not one paragraph of 161 clauses
+    assert all(p.breaks for p in ji)
+    assert {"w000", "w004", "w006"} <= set(ji[0].breaks)  # 记大夫与: every punctuated 记 opens there
+    first53 = next(p for s in doc.sections if s.n == 53 for p in s.paragraphs)
+    assert "w004" in first53.breaks and first53.clauses[0].text.startswith("君射")
+    assert sum(1 for p in ji if "w005" in p.breaks) >= 40
+    rows = [x for x in paragraph_report(built) if x["section"] in (52, 53)]
+    assert [x["id"] for x in rows] == [p.id for p in ji]
+    # the TEI names the witness (@source), the report what of it: w004:trans, its translation
+    assert [sorted({b.split(":")[0] for b in x["breaks"]}) for x in rows] == [sorted(p.breaks) for p in ji]
+    assert any(ln.startswith("  ji (§52–53): ") and "w005" in ln for ln in format_paragraphs(paragraph_report(built)))
+
+
+def test_ji_translation_sentences_keep_within_a_paragraph(built: BuildResult) -> None:
+    """The two divisions agree: no sentence of w004's translation of the 记 renders clauses of two
+    of its paragraphs (103 links of 104 sentences)."""
+    para_of = {c.start: p.id for s in built.sections for p in s.paragraphs for c in p.clauses}
+    cl = built.collation.base.clauses
+    links = [lk for t in built.translations if t.unit.source == "w004" for lk in t.links]
+    assert len(links) > 90
+    for lk in links:
+        assert len({para_of[cl[c][0]] for c in lk.clauses}) == 1, lk

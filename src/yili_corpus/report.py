@@ -9,6 +9,7 @@ placement is listed, and the links the aligner is unsure of.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
 from .build_result import BuildResult
@@ -248,8 +249,34 @@ def report_json(r: BuildResult) -> dict[str, Any]:
         "outvoted": {s.id: outvoted(r, s.id) for s in r.manifest.sources if {"jing", "ji"} & set(s.layers)},
         "alignment": alignment_report(r),
         "clauses": clause_report(r),
+        "paragraphs": paragraph_report(r),
         KAOZHENG: kaozheng_report(r),
     }
+
+
+def paragraph_report(r: BuildResult) -> list[dict[str, Any]]:
+    """Every paragraph: its id, section and kind, clauses, first words, and the witnesses whose
+    paragraph (or translation paragraph, ``w004:trans``) starts there (none: the section start
+    alone)."""
+    return [{"id": p.id, "section": s.n, "kind": s.layer, "clauses": len(p.clauses),
+             "first": p.clauses[0].text if p.clauses else "", "breaks": list(p.breaks)}
+            for s in r.sections for p in s.paragraphs]
+
+
+def format_paragraphs(rows: list[dict[str, Any]]) -> list[str]:
+    """The paragraphs in the text report: how many, the witnesses that gave their breaks, by
+    text layer (经, 记)."""
+    lines = [f"Paragraphs: {len(rows)}; the witnesses whose paragraph starts there:"]
+    for kind in sorted({x["kind"] for x in rows}):
+        mine = [x for x in rows if x["kind"] == kind]
+        secs = sorted({x["section"] for x in mine})
+        by: Counter[str] = Counter(w for x in mine for w in x["breaks"])
+        alone = sum(1 for x in mine if not x["breaks"])
+        wits = ", ".join(f"{w} {n}" for w, n in sorted(by.items()))
+        lines.append(f"  {kind} (§{secs[0]}–{secs[-1]}): {len(mine)} paragraphs, in the most clauses "
+                     f"{max(x['clauses'] for x in mine)}; breaks by {wits}"
+                     + (f"; {alone} at a section start alone" if alone else ""))
+    return lines
 
 
 def kaozheng_report(r: BuildResult) -> dict[str, Any]:
@@ -411,6 +438,8 @@ def format_report(r: BuildResult) -> str:
                  f"({sum(len(t.duplicates) for t in r.translations)} duplicates merged), {len(low)} low-confidence")
     for t in low:
         lines.append(f"  low confidence {t.confidence}: {t.unit.source} line {t.unit.line}")
+    lines.append("")
+    lines.extend(format_paragraphs(paragraph_report(r)))
     lines.append("")
     lines.extend(format_clauses(clause_report(r)))
     lines.append("")
