@@ -684,6 +684,11 @@ class Index:
         where, args = self._where(layers, sections, contains)
         return self._select(where + " ORDER BY id", args)
 
+    def has(self, layer: str, sections: list[int] | None = None) -> bool:
+        """Whether a layer has any unit (in the sections given)."""
+        where, args = self._where([layer], sections, None)
+        return self.con.execute(f"SELECT 1 FROM units {where} LIMIT 1", args).fetchone() is not None
+
     def keys(self, layers: list[str] | None = None, sections: list[int] | None = None,
              contains: str | None = None) -> list[tuple[int, str, str]]:
         """(row id, layer, key) of the units the filters select: cheap, for counting."""
