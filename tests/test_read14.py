@@ -177,3 +177,63 @@ def test_search_says_a_layer_is_absent_from_the_range() -> None:
     assert r.exit_code == 1 and r.stderr.strip() == "yili: note: no 今译 (trans) in sections 21"
     r = yili("search", "司射", "--layer", "trans", "--section", "52")
     assert r.exit_code == 0 and r.stderr == ""
+
+
+# -- 2. search and cite match witness readings -----------------------------------------------------
+
+def _witness_reads(clause: str, lemma: str) -> list[tuple[str, str]]:
+    """(witness, reading) of the apparatus entry of a clause whose lemma is ``lemma``, from show."""
+    ref = clause.rsplit(".", 1)[0]
+    items = js("show", ref, "--layer", "ji" if int(ref.split(".")[1]) >= 52 else "jing")
+    for it in next(iter(items["layers"].values())):
+        for e in it.get("apparatus", []):
+            if e["where"] == clause and e["lemma"] == lemma:
+                return [(r["wit"], r["text"]) for r in e["readings"] if r["status"] == "reading"]
+    return []
+
+
+def test_search_zhan_finds_long_zhan_that_a_witness_reads() -> None:
+    reads = _witness_reads("xiangsheli.53.2.10", "旜")
+    assert reads and all(t == "旃" for _w, t in reads)
+    j = js("search", "旃")
+    (h,) = [h for h in j["hits"] if h.get("witness")]
+    assert h["ref"] == "xiangsheli.53.2.10" and h["match"] == "旃" and h["before"].endswith("龙")
+    assert sorted(h["witnesses"]) == sorted(w for w, _t in reads) and h["witness"] in h["witnesses"]
+    assert h["lemma"] == "旜" and j["counts"]["ji"] >= 1
+    out = yili("search", "旃").output
+    assert f"({', '.join(h['witnesses'])} read 旃; the text has 旜)" in out
+    # a query the reading text has as well is not said twice
+    assert not [h for h in js("search", "龙")["hits"] if h.get("witness")]
+
+
+def test_search_shuo_dong_finds_w001() -> None:
+    j = js("search", "说东")
+    assert [(h["ref"], h["witness"]) for h in j["hits"]] == [("xiangsheli.17.2.2", "w001")]
+    assert "(w001 reads 说东; the text has 束)" in yili("search", "说东").output
+
+
+def test_cite_finds_witness_readings() -> None:
+    best = js("cite", "龙旃")["results"][0]
+    assert best["ref"] == "xiangsheli.53.2.10" and best["score"] == 1.0
+    assert best["witness"] in [w for w, _t in _witness_reads("xiangsheli.53.2.10", "旜")]
+    best = js("cite", "诸侯糜侯赤质")["results"][0]
+    assert best["ref"] == "xiangsheli.52.19.4" and best["score"] == 1.0 and best["witness"] == "w001"
+    assert "(w001 reads so)" in yili("cite", "诸侯糜侯赤质").output
+    # the reading text's own words carry no witness
+    assert "witness" not in js("cite", "司正为司马")["results"][0]
+
+
+# -- 5. an imported translation's hits are printed -------------------------------------------------
+
+def test_search_prints_the_hit_lines_of_an_imported_translation(tmp_path) -> None:  # noqa: ANN001
+    f = tmp_path / "mine.txt"
+    f.write_text("司正担任司马。司马命令张侯，弟子解开侯上的束，于是系上左下纲。司马又命令获者把旌倚在侯的中央。\n",
+                 encoding="utf-8")
+    ov = str(tmp_path / "ov")
+    r = CliRunner().invoke(main, ["--tei", TEI, "--overlay", ov, "import", "translation", str(f), "--name", "mine"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["--tei", TEI, "--overlay", ov, "search", "张侯", "--layer", "trans:mine"])
+    assert r.exit_code == 0
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("1 hits") and any(x.strip().startswith("xiangsheli.17.1@trans:mine")
+                                                 and "张侯" in x for x in lines)

@@ -218,7 +218,12 @@ def _print_hits(res: dict) -> None:  # type: ignore[type-arg]
         click.echo(f"\n{name(lay)} ({res['counts'].get(lay, len(hits))})")
         for h in hits:
             line = h["before"] + click.style(h["match"], fg="red", bold=True) + h["after"]
-            click.echo(f"  {h['ref']:<26} {line}".replace("\n", " "))
+            wit = ""
+            if h.get("witness"):  # a witness's reading, not the reading text's
+                ws = h.get("witnesses") or [h["witness"]]
+                wit = (f"  ({', '.join(ws)} read{'s' if len(ws) == 1 else ''} {h['match']}; "
+                       f"the text has {h.get('lemma') or '—'})")
+            click.echo(f"  {h['ref']:<26} {line}{wit}".replace("\n", " "))
 
 
 @main.command()
@@ -295,7 +300,8 @@ def cite(ctx: click.Context, text: str, style: str, script: str | None, as_json:
     else:
         best = res["results"][0]
         click.echo(best["formatted"])
-        click.echo(f"  {best['ref']}  {best['layer']}  score {best['score']:.2f}  「{best['match']}」")
+        wit = f"  ({best['witness']} reads so)" if best.get("witness") else ""
+        click.echo(f"  {best['ref']}  {best['layer']}  score {best['score']:.2f}  「{best['match']}」{wit}")
         for r in res["results"][1:]:
             click.echo(f"  also {r['ref']}  {r['layer']}  score {r['score']:.2f}  「{r['match'][:30]}」")
     if not res["results"]:
