@@ -159,7 +159,9 @@ class Corpus:
 
     def passage(self, ref: str, layers: list[str] | None = None, script: str = "hans") -> dict[str, Any]:
         """A passage with its layers, as the show JSON of docs/design.md ("The command-line
-        contract"), plus ``readings``: the readings of imported witnesses in its clauses, if any.
+        contract"), plus ``readings``: the readings of imported witnesses in its clauses, if any,
+        and ``absent``: the layers asked for that it has no text of. ``ref`` may be a range
+        (:meth:`refs`): across sections, ``{"ref", "passages": [...]}``.
         ``script``: ``hans`` (simplified) or ``hant`` (the traditional witness's own characters
         for the 经/记 and 注, converted modern layers; see :func:`yili_corpus.document.in_script`)."""
         refs = self.refs(ref)
