@@ -112,7 +112,8 @@ def test_jieba_is_not_imported_without_word() -> None:
 def test_show_16_prints_jing_zhu_and_shu() -> None:
     r = yili("show", "16")
     assert r.exit_code == 0
-    assert "经  司射不释弓矢\u3000遂以比三耦于堂西" in r.output  # clauses apart, no ． (w001's mark)
+    # clauses apart and numbered (the 注's [8] can be found), no ． (w001's mark)
+    assert "经  [1]司射不释弓矢\u3000[2]遂以比三耦于堂西" in r.output
     # the 注 is the 四库 copy's (unpunctuated), in simplified characters by default
     assert "注 [8]  比选次其才相近者也古文曰某从于子  〔葉25b〕" in r.output
     # the 疏 is the 四库 copy's (w003's block “司射”至“子射” collated into it): its words, not the lemma
@@ -137,8 +138,10 @@ def test_show_layers_script_and_clause() -> None:
     assert "司馬命張矦" in hant and "弟子説束" in hant and "遂繫左下綱" in hant
     c = js("show", "xiangsheli.17.2.2")
     # 005 line 467 ends 司馬命張矦弟, line 468 goes on 子説束, both on 葉26b
-    assert c["layers"]["jing"] == [{"ref": "xiangsheli.17.2.2", "text": "弟子说束",
-                                    "page": {"start": "26b", "end": "26b"}}]
+    (cl,) = c["layers"]["jing"]
+    assert cl["apparatus"][0]["readings"][0]["text"] == "东"  # w001 说东 (issue 14)
+    assert {k: v for k, v in cl.items() if k != "apparatus"} == {
+        "ref": "xiangsheli.17.2.2", "text": "弟子说束", "page": {"start": "26b", "end": "26b"}}
     assert c["layers"]["note"][0]["n"] == "28"
 
 

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,16 @@ from .errors import UsageError
 from .layers import KEYS as LAYERS
 from .paths import find_tei
 from .query.index import Index, has_overlays
-from .query.refs import Address, check_overlay_layers, layer_name, parse_range, parse_ref
+from .query.refs import (
+    FULLWIDTH,
+    RANGE_SEP,
+    Address,
+    check_overlay_layers,
+    expand_range,
+    layer_name,
+    parse_range,
+    parse_ref,
+)
 
 
 class Corpus:
@@ -67,7 +77,41 @@ class Corpus:
         """Parse a reference in any accepted form, checked against this chapter."""
         meta = self.index.meta
         titles = tuple(json.loads(meta["titles"])) if meta.get("titles") else (meta.get("title", ""),)
-        return parse_ref(text, chapter=meta.get("chapter", ""), titles=titles, max_section=self.index.max_section)
+        chapter = meta.get("chapter", "")
+        try:
+            return parse_ref(text, chapter=chapter, titles=titles, max_section=self.index.max_section)
+        except UsageError:
+            unit = self._unit_ref(text.strip(), chapter)
+            if unit is None:
+                raise
+            return unit
+
+    def _unit_ref(self, text: str, chapter: str) -> Address | None:
+        """A unit's id as commands print it (``xiangsheli.w005.zhu113``, ``xiangsheli.w005.kz1``,
+        ``xiangsheli.w005.yinyi1.1``): the paragraph the unit is attached to, in the unit's layer.
+        None if ``text`` is no unit's id."""
+        if not chapter or not text.startswith(chapter + "."):
+            return None
+        row = self.index.con.execute("SELECT section, paragraph, layer FROM units WHERE unit = ? LIMIT 1",
+                                     (text,)).fetchone()
+        if row is None:
+            raise UsageError(f"no unit {text} in the corpus (a unit's id names its witness and layer: "
+                             f"{chapter}.w005.zhu113)") if re.match(rf"{re.escape(chapter)}\.w\d+\.", text) else None
+        sec, para, layer = row
+        return Address(chapter, int(sec), int(para.rsplit(".", 1)[-1]), None, layer)
+
+    def refs(self, text: str) -> list[Address]:
+        """The passages a reference or a range of references addresses (``16``, ``16-17``,
+        ``16.2-16.4``, ``16.3-17.2``, ``16-17@zhu``), each as an :class:`Address`."""
+        s = text.strip().translate(FULLWIDTH)
+        body, at, layer = s.partition("@")
+        ends = RANGE_SEP.split(body)
+        if len(ends) == 1:
+            return [self.ref(text)]
+        if len(ends) != 2 or not all(e.strip() for e in ends):
+            raise UsageError(f"not a reference or range: {text.strip()!r} (try 16-17 or 16.2-16.4)")
+        a, b = (self.ref(e + at + layer) for e in ends)
+        return expand_range(a, b)
 
     def sections(self, spec: str | None) -> list[int] | None:
         """Section numbers from a range such as ``16-22`` (None: all)."""
@@ -93,7 +137,12 @@ class Corpus:
         from .query.search import search
 
         secs = self.sections(sections) if isinstance(sections, str) else sections
-        return search(self.index, query, self.layers(layers), secs, regex, word, context, limit)
+        lays = self.layers(layers)
+        res = search(self.index, query, lays, secs, regex, word, context, limit)
+        absent = [k for k in lays or [] if not self.index.has(k, secs)]
+        if absent:  # asked for by name, with no text in the range: no hits is no finding
+            res["absent"] = absent
+        return res
 
     def _section_doc(self, ref: Address) -> Document:
         """A Document holding the section of ``ref`` and the next one (from the index: the TEI is
@@ -110,29 +159,53 @@ class Corpus:
 
     def passage(self, ref: str, layers: list[str] | None = None, script: str = "hans") -> dict[str, Any]:
         """A passage with its layers, as the show JSON of docs/design.md ("The command-line
-        contract"), plus ``readings``: the readings of imported witnesses in its clauses, if any.
+        contract"), plus ``readings``: the readings of imported witnesses in its clauses, if any,
+        and ``absent``: the layers asked for that it has no text of. ``ref`` may be a range
+        (:meth:`refs`): across sections, ``{"ref", "passages": [...]}``.
         ``script``: ``hans`` (simplified) or ``hant`` (the traditional witness's own characters
         for the 经/记 and 注, converted modern layers; see :func:`yili_corpus.document.in_script`)."""
+        refs = self.refs(ref)
+        outs = []
+        for ps in self._passages(refs, layers, script):
+            out = ps.to_json()
+            readings = self._overlay_readings(ps)
+            if readings:
+                out["readings"] = readings
+            outs.append(out)
+        if len(refs) == 1:
+            return outs[0]
+        # a range: each section's passage, and what was absent from all of them
+        every = {"ref": "-".join([str(refs[0]).split("-")[0], str(refs[-1]).split("-")[-1]]) if refs else ref,
+                 "passages": outs}
+        notices = list(dict.fromkeys(n for o in outs for n in o.get("notices", [])))
+        if notices:
+            every["notices"] = notices
+        absent = [k for k in outs[0].get("absent", []) if all(k in o.get("absent", []) for o in outs)]
+        if absent:
+            every["absent"] = absent
+        return every
+
+    def _passages(self, refs: list[Address], layers: list[str] | None, script: str) -> list[Any]:
         from .query.show import Passage
 
-        r = self.ref(ref)
-        ps = Passage(self._section_doc(r), r, self.layers(layers), _script(script))
-        out = ps.to_json()
-        readings = self._overlay_readings(ps)
-        if readings:
-            out["readings"] = readings
-        return out
+        lays = self.layers(layers)
+        return [Passage(self._section_doc(r), r, lays, _script(script)) for r in refs]
 
-    def passage_text(self, ref: str, layers: list[str] | None = None, script: str = "hans") -> str:
-        """A passage with its layers, as text for reading (``script`` as for :meth:`passage`)."""
-        from .query.show import Passage
-
-        r = self.ref(ref)
-        ps = Passage(self._section_doc(r), r, self.layers(layers), _script(script))
-        text = ps.to_text()
-        for x in self._overlay_readings(ps):
-            text += f"\n  异文 {x['wit']}: {x['clause']}  {x['lem'] or '∅'} ] {x['rdg'] or '∅'}"
-        return text
+    def passage_text(self, ref: str, layers: list[str] | None = None, script: str = "hans",
+                     absent: list[str] | None = None) -> str:
+        """A passage with its layers, as text for reading (``script`` as for :meth:`passage`);
+        a paragraph with nothing in the layers asked for is left out. ``absent``, if given, gets
+        the layers asked for that have no text anywhere in the passage (or range)."""
+        texts = []
+        passages = self._passages(self.refs(ref), layers, script)
+        if absent is not None:
+            absent.extend(k for k in passages[0].absent if all(k in p.absent for p in passages))
+        for ps in passages:
+            text = ps.to_text()
+            for x in self._overlay_readings(ps):
+                text += f"\n  异文 {x['wit']}: {x['clause']}  {x['lem'] or '∅'} ] {x['rdg'] or '∅'}"
+            texts.append(text)
+        return "\n\n".join(t for t in texts if t)
 
     def _overlay_readings(self, ps: Any) -> list[dict[str, str]]:
         """Readings of imported witnesses (overlays) in the clauses of a passage."""

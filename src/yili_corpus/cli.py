@@ -191,6 +191,11 @@ def search(ctx: click.Context, query: str, layers: tuple[str, ...], section: str
         _echo_json(res)
     else:
         _print_hits(res)
+    if res.get("absent"):
+        from .query.show import absent_notice
+
+        click.echo(f"yili: note: {absent_notice(res['absent'], 'sections ' + section if section else 'the chapter')}",
+                   err=True)
     if res["total"] == 0:
         ctx.exit(1)
 
@@ -213,7 +218,12 @@ def _print_hits(res: dict) -> None:  # type: ignore[type-arg]
         click.echo(f"\n{name(lay)} ({res['counts'].get(lay, len(hits))})")
         for h in hits:
             line = h["before"] + click.style(h["match"], fg="red", bold=True) + h["after"]
-            click.echo(f"  {h['ref']:<26} {line}".replace("\n", " "))
+            wit = ""
+            if h.get("witness"):  # a witness's reading, not the reading text's
+                ws = h.get("witnesses") or [h["witness"]]
+                wit = (f"  ({', '.join(ws)} read{'s' if len(ws) == 1 else ''} {h['match']}; "
+                       f"the text has {h.get('lemma') or '—'})")
+            click.echo(f"  {h['ref']:<26} {line}{wit}".replace("\n", " "))
 
 
 @main.command()
@@ -228,7 +238,10 @@ def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_
     """Print a passage with all its layers, in reading order.
 
     REF is a section, paragraph or clause in any form: 16, 16.2, 16.2.3, §16, 乡射礼16,
-    乡射礼第十六节, 鄉射禮 16, xiangsheli.16.2@zhu.
+    乡射礼第十六节, 鄉射禮 16, xiangsheli.16.2@zhu; a range (16-17, 16.2-16.4); or the id of
+    a unit that a command printed (xiangsheli.w005.zhu113: its paragraph, in its layer).
+    A paragraph of more than one clause numbers them ([1]…), as 注 and notes cite them; under
+    it, 校 lists where the witnesses of its clauses differ (clause lemma］witness reading).
 
     Under a 注 or 疏 of two witnesses, 校 lists where they differ (lemma］witness reading);
     under a 考證 entry, the same for the words it is on. 引 marks a 疏 that quotes the 注 or 经
@@ -240,12 +253,21 @@ def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_
       yili show 乡射礼第十七节 --layer jing --layer trans
       yili show 17.2 --script hant --json
     """
+    from .query.show import absent_notice
+
     c = _corpus(ctx)
     lays = list(layers) or None
     if as_json:
-        _echo_json(c.passage(ref, layers=lays, script=script))
+        res = c.passage(ref, layers=lays, script=script)
+        _echo_json(res)
+        absent = res.get("absent", [])
     else:
-        click.echo(c.passage_text(ref, layers=lays, script=script))
+        absent = []
+        text = c.passage_text(ref, layers=lays, script=script, absent=absent)
+        if text:
+            click.echo(text)
+    if absent:  # a layer asked for that the passage lacks: said once, not as empty headers
+        click.echo(f"yili: note: {absent_notice(absent, ref.strip())}", err=True)
 
 
 @main.command()
@@ -278,7 +300,8 @@ def cite(ctx: click.Context, text: str, style: str, script: str | None, as_json:
     else:
         best = res["results"][0]
         click.echo(best["formatted"])
-        click.echo(f"  {best['ref']}  {best['layer']}  score {best['score']:.2f}  「{best['match']}」")
+        wit = f"  ({best['witness']} reads so)" if best.get("witness") else ""
+        click.echo(f"  {best['ref']}  {best['layer']}  score {best['score']:.2f}  「{best['match']}」{wit}")
         for r in res["results"][1:]:
             click.echo(f"  also {r['ref']}  {r['layer']}  score {r['score']:.2f}  「{r['match'][:30]}」")
     if not res["results"]:

@@ -17,6 +17,10 @@ from ..document import HANT, App, CharDecl, in_script, readable
 
 #: What a reading that has nothing at the place is shown as (an omission).
 NOTHING = "（无）"
+#: What :func:`entry_text` says after a reading that is not a witness's plain text (the Rdg
+#: statuses of the TEI): a character the witness's file could not encode (read from the others or
+#: from its description), a gap in the witness.
+STATUS_TEXT = {"placeholder": "（未编码字）", "lacuna": "（阙）"}
 
 
 def wit_text(text: str, wit: str, script: str, traditional: str | None) -> str:
@@ -69,6 +73,8 @@ def in_content(content: Iterable[Any]) -> list[App]:
 
 
 def entry_text(e: dict[str, Any], at: str = "") -> str:
-    """``便］w003 使`` (``at`` before it: a clause number, 注)."""
-    rd = "，".join(f"{r['wit']} {r['text'] or NOTHING}" for r in e["readings"])
-    return f"{at}{e['lemma'] or NOTHING}］{rd}"
+    """``便］w003 使`` (``at`` before it: a clause number, 注); a reading that is not plain text
+    says so (:data:`STATUS_TEXT`), an emendation says what it replaced (``改，原作…``)."""
+    rd = "，".join(f"{r['wit']} {r['text'] or NOTHING}{STATUS_TEXT.get(r['status'], '')}" for r in e["readings"])
+    sic = f"（改，原作{e['sic'] or NOTHING}）" if "sic" in e else ""
+    return f"{at}{e['lemma'] or NOTHING}{sic}］{rd}"

@@ -45,10 +45,15 @@ class Found:
     unit: str
     citation: str
     page: tuple[str, str] | None = None
+    #: the witness that reads the quotation so, where the reading text reads otherwise (its
+    #: ``match`` is the witness's words)
+    witness: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["page"] = {"start": self.page[0], "end": self.page[1]} if self.page else None
+        if self.witness is None:
+            del d["witness"]
         return d
 
 
@@ -91,6 +96,15 @@ def find_quotation(index: Index, text: str, limit: int = 5) -> list[Found]:
         while i >= 0:
             cands.append((1.0, layer_rank(rec.layer), rec, i, i + len(q)))
             i = rec.key.find(q, i + 1)
+    # as a witness reads the 经/记 where it differs from the reading text (search does the same)
+    wit_of: dict[int, str] = {}
+    for rd in index.readings():
+        i = rd.rec.key.find(q)
+        while i >= 0:
+            if rd.differs(rd.rec.keymap[i], rd.rec.keymap[i + len(q) - 1] + 1):
+                wit_of[id(rd.rec)] = rd.witness
+                cands.append((1.0, layer_rank(rd.rec.layer), rd.rec, i, i + len(q)))
+            i = rd.rec.key.find(q, i + 1)
     if not cands:
         # candidates: the units that hold most of the quotation's character pairs (inverted index)
         grams = {q[i : i + 2]: i for i in range(len(q) - 1)}
@@ -126,7 +140,7 @@ def find_quotation(index: Index, text: str, limit: int = 5) -> list[Found]:
             continue
         seen.add((ref, rec.unit))
         out.append(Found(ref, rec.section, rec.layer, score, rec.text[start:end], rec.unit, citation(index, rec, ref),
-                         rec.page_of(start, end)))
+                         rec.page_of(start, end), wit_of.get(id(rec))))
         if len(out) == limit:
             break
     return out

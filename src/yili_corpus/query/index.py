@@ -53,8 +53,8 @@ from ..paths import cache_dir, note_once, writable_cache_dir
 
 # 7: sealed with a checksum (SUM_FIELDS), built without a journal; 8: pages; 9: a traditional
 # witness's 注 indexed in simplified characters; 10: glyphs as read (no private-use code point);
-# 11: clauses apart by an ideographic space (CLAUSE_SEP)
-INDEX_VERSION = 11
+# 11: clauses apart by an ideographic space (CLAUSE_SEP); 12: witness readings of the 经/记 (readings)
+INDEX_VERSION = 12
 #: What separates the clauses of a 经/记 paragraph where they are shown as one line (show, search):
 #: an ideographic space, which no witness writes and no reader takes for punctuation (w001's ．
 #: was shown there before the clause division from evidence).
@@ -190,6 +190,63 @@ def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
     return out
 
 
+@dataclass
+class Reading:
+    """A 经/记 paragraph as one witness reads it, where its readings differ from the reading text
+    (the apparatus): ``rec`` as a unit of the index (``rec.text`` the witness's words, in simplified
+    characters), ``spans`` the (start, end, lemma) of the witness's readings in ``rec.text``, with
+    what the reading text has there."""
+
+    witness: str
+    rec: Record
+    spans: list[tuple[int, int, str]]
+
+    def differs(self, start: int, end: int) -> list[str]:
+        """The lemmas of the witness's own readings that the text from ``start`` to ``end`` takes
+        in (an omission: the place where it stands lies inside); empty if none."""
+        return [lem for a, b, lem in self.spans if (a < end and b > start if b > a else start < a < end)]
+
+
+def reading_records(s: Any, norm: Any, chars: dict[str, Any], traditional: str | None) -> list[Reading]:
+    """The paragraphs of one section as each witness reads them, for the witnesses whose readings
+    differ from the reading text (the entries of :func:`.apparatus.entry`: the same readings that
+    ``show`` lists, private-use sequences read as their characters; a character a witness could
+    not encode is not a reading of its own)."""
+    from ..document import App, readable
+    from .apparatus import entry
+
+    out: list[Reading] = []
+    for p in s.paragraphs:
+        by_wit: dict[str, dict[int, tuple[str, str]]] = {}
+        for c in p.clauses:
+            for x in c.content:
+                if isinstance(x, App):
+                    e = entry(x, traditional or "", chars, "hans", traditional)
+                    for r in (e or {}).get("readings", []):
+                        if r["status"] == "reading":
+                            by_wit.setdefault(r["wit"], {})[id(x)] = (r["text"], e["lemma"])  # type: ignore[index]
+        for wit, subs in sorted(by_wit.items()):
+            text = ""
+            offs: list[tuple[int, str]] = []
+            spans: list[tuple[int, int, str]] = []
+            for i, c in enumerate(p.clauses):
+                if i:
+                    text += CLAUSE_SEP
+                offs.append((len(text), c.id))
+                for x in c.content:
+                    if isinstance(x, App) and id(x) in subs:
+                        rdg, lem = subs[id(x)]
+                        spans.append((len(text), len(text) + len(rdg), lem))
+                        text += rdg
+                    else:
+                        text += readable([x], chars)
+            key, km = norm.key_map(text)
+            rec = Record(p.id, p.id, s.n, p.id, p.layer, text, key, km, offs, wit,
+                         [list(c.page or ()) for c in p.clauses])
+            out.append(Reading(wit, rec, spans))
+    return out
+
+
 def char_folds(norm: Any) -> dict[str, str]:
     """Every character the key changes, with what it becomes: OpenCC's traditional characters
     and the variant table's forms. Stored in the index, so that a search folds its query with a
@@ -250,6 +307,10 @@ CREATE TABLE grams (gram TEXT, unit INTEGER, layer TEXT, section INTEGER, n INTE
                     PRIMARY KEY (gram, unit)) WITHOUT ROWID;
 CREATE TABLE gramcount (gram TEXT PRIMARY KEY, units INTEGER) WITHOUT ROWID;
 CREATE TABLE sections (n INTEGER PRIMARY KEY, xml BLOB);
+CREATE TABLE readings (
+  id INTEGER PRIMARY KEY, witness TEXT, section INTEGER, paragraph TEXT, layer TEXT,
+  text TEXT, key TEXT, keymap BLOB, clauses TEXT, spans TEXT
+);
 """
 
 
@@ -317,6 +378,13 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
             )
             con.executemany("INSERT INTO grams VALUES (?, ?, ?, ?, ?)",
                             ((g, uid, r.layer, r.section, r.key.count(g)) for g in _grams(r.key)))
+        for rd in reading_records(sec, norm, part.char_map, doc.traditional):
+            r = rd.rec
+            con.execute(
+                "INSERT INTO readings (witness, section, paragraph, layer, text, key, keymap, clauses, spans) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (rd.witness, r.section, r.paragraph, r.layer, r.text, r.key, array("I", r.keymap).tobytes(),
+                 json.dumps(r.clauses), json.dumps(rd.spans)))
     if doc is None:
         raise DataError("the TEI has no header", str(tei))
     if overlays is not None and norm is not None and has_overlays(overlays):
@@ -683,6 +751,29 @@ class Index:
         index of characters and character pairs, then checked)."""
         where, args = self._where(layers, sections, contains)
         return self._select(where + " ORDER BY id", args)
+
+    def readings(self, layers: list[str] | None = None, sections: list[int] | None = None) -> list[Reading]:
+        """The 经/记 paragraphs as the witnesses read them where they differ (:class:`Reading`),
+        filtered by layer and section."""
+        cond: list[str] = []
+        args: list[Any] = []
+        _filters(cond, args, layers, sections)
+        where = ("WHERE " + " AND ".join(f"r.{c}" for c in cond)) if cond else ""
+        out = []
+        for wit, sec, para, layer, text, key, km, cl, sp, pg in self.con.execute(
+                "SELECT r.witness, r.section, r.paragraph, r.layer, r.text, r.key, r.keymap, r.clauses, r.spans, "
+                f"u.pages FROM readings r JOIN units u ON u.unit = r.paragraph {where} ORDER BY r.id", args):
+            keymap = array("I")
+            keymap.frombytes(km)
+            rec = Record(para, para, sec, para, layer, text, key, keymap,  # type: ignore[arg-type]
+                         [tuple(x) for x in json.loads(cl)], wit, json.loads(pg) if pg != "[]" else [])
+            out.append(Reading(wit, rec, [tuple(x) for x in json.loads(sp)]))
+        return out
+
+    def has(self, layer: str, sections: list[int] | None = None) -> bool:
+        """Whether a layer has any unit (in the sections given)."""
+        where, args = self._where([layer], sections, None)
+        return self.con.execute(f"SELECT 1 FROM units {where} LIMIT 1", args).fetchone() is not None
 
     def keys(self, layers: list[str] | None = None, sections: list[int] | None = None,
              contains: str | None = None) -> list[tuple[int, str, str]]:

@@ -43,6 +43,9 @@ class Address:
     paragraph: int | None = None
     clause: int | None = None
     layer: str | None = None
+    #: the last paragraph of a range of paragraphs in the section (16.2-16.4), :data:`LAST` for
+    #: "to the section's end"; None for one paragraph, clause or section
+    paragraph_to: int | None = None
 
     @property
     def id(self) -> str:
@@ -55,7 +58,36 @@ class Address:
         return ".".join(parts)
 
     def __str__(self) -> str:
-        return self.id + (f"@{self.layer}" if self.layer else "")
+        at = f"@{self.layer}" if self.layer else ""
+        if self.paragraph_to is not None:  # a range that show accepts back: 16.2-16.4, 16.2-16
+            end = f"{self.section}" + ("" if self.paragraph_to == LAST else f".{self.paragraph_to}")
+            return f"{self.id}-{end}{at}"
+        return self.id + at
+
+
+#: ``paragraph_to`` of a range that runs to the end of its section.
+LAST = 10**6
+#: What separates the two ends of a range of references (16-17, 16.2–16.4).
+RANGE_SEP = re.compile(r"[-–—~]")
+
+
+def expand_range(a: Address, b: Address) -> list[Address]:
+    """The passages from reference ``a`` to ``b`` (sections or paragraphs, not clauses): whole
+    sections between them, the paragraphs of the first and last from or to the ones named."""
+    if a.clause is not None or b.clause is not None:
+        raise UsageError(f"a range runs from a section or paragraph to another, not from a clause ({a}–{b})")
+    if (a.section, a.paragraph or 0) > (b.section, b.paragraph if b.paragraph is not None else LAST):
+        raise UsageError(f"the range {a}–{b} runs backwards")
+    layer = a.layer or b.layer
+    out = []
+    for sec in range(a.section, b.section + 1):
+        lo = a.paragraph if sec == a.section else None
+        hi = b.paragraph if sec == b.section else None
+        if lo is None and hi is None:
+            out.append(Address(a.chapter, sec, layer=layer))
+        else:
+            out.append(Address(a.chapter, sec, lo or 1, None, layer, paragraph_to=LAST if hi is None else hi))
+    return out
 
 
 def cn_number(s: str) -> int | None:

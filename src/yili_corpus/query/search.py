@@ -229,6 +229,74 @@ def search(
     ``total`` and ``counts`` always count every occurrence; with ``limit`` only the first
     ``limit`` hits (in text order) are returned, which keeps a first page fast on a large corpus.
     Occurrences do not overlap.
+
+    A query (not a regular expression) is also looked for in the 经/记 as each witness reads it
+    where it differs from the reading text: a match that takes in a witness's own reading is a hit
+    with ``"witness"`` (旃 finds 龙旜, which w001 reads 龙旃).
+    """
+    res = _search(index, query, layers, sections, regex, word, context, limit)
+    if regex:
+        return res
+    norm = make_normaliser(index)
+    key = norm.key(query)
+    if not key:
+        return res
+    spans: list[tuple[Record, int, int]] = []
+    whose: list[tuple[str, list[str]]] = []
+    for rd in index.readings(layers, sections):
+        rec = rd.rec
+        i = rec.key.find(key)
+        while i >= 0:
+            lemmas = rd.differs(rec.keymap[i], rec.keymap[i + len(key) - 1] + 1)
+            if lemmas and (not word or {i, i + len(key)} <= _bounds(index, rec.key)):
+                spans.append((rec, i, i + len(key)))
+                whose.append((rd.witness, lemmas))
+            i = rec.key.find(key, i + len(key))
+    # one hit for a place that several witnesses read alike
+    extra: list[dict[str, Any]] = []
+    at: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for h, (wit, lemmas) in zip(_hits(index, spans, context, query)["hits"], whose, strict=True):
+        same = at.get((h["ref"], h["before"], h["match"]))
+        if same is not None:
+            same["witnesses"].append(wit)
+            continue
+        h.update(witness=wit, witnesses=[wit], lemma="".join(lemmas))
+        at[(h["ref"], h["before"], h["match"])] = h
+        extra.append(h)
+    if not extra:
+        return res
+    for h in extra:
+        res["counts"][h["layer"]] = res["counts"].get(h["layer"], 0) + 1
+    res["total"] += len(extra)
+    if limit is None or len(res["hits"]) < limit:
+        hits = res["hits"] + extra
+        hits.sort(key=lambda h: h["section"])  # stable: a witness's hit after the text's of its section
+        res["hits"] = hits if limit is None else hits[:limit]
+    return res
+
+
+def _bounds(index: Index, key: str) -> set[int]:
+    from .words import word_boundaries
+
+    return word_boundaries(index, key)
+
+
+def _search(
+    index: Index,
+    query: str,
+    layers: list[str] | None = None,
+    sections: list[int] | None = None,
+    regex: bool = False,
+    word: bool = False,
+    context: int = 10,
+    limit: int | None = None,
+) -> dict[str, Any]:
+    """Search the index; returns the search JSON of docs/design.md ("The command-line contract"),
+    with counts by layer.
+
+    ``total`` and ``counts`` always count every occurrence; with ``limit`` only the first
+    ``limit`` hits (in text order) are returned, which keeps a first page fast on a large corpus.
+    Occurrences do not overlap.
     """
     if limit is not None and limit < 0:
         raise UsageError("--limit must be 0 or more")

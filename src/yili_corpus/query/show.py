@@ -24,7 +24,7 @@ from ..layers import name as layer_name
 from ..tei.core import KAOZHENG
 from .apparatus import entries, entry_text, in_content, wit_text
 from .index import CLAUSE_SEP
-from .refs import Address
+from .refs import LAST, Address
 
 #: The label of a unit's apparatus line in the text of ``show`` (校勘: where its witnesses differ).
 APP_LABEL = "校"
@@ -43,6 +43,12 @@ def name_of(key: str) -> str:
 def _label(key: str) -> str:
     """A layer's label in the text of ``show`` (an overlay's layer by its key, trans:mine)."""
     return key if is_overlay(key) else short(key)
+
+
+def absent_notice(keys: list[str], where: str) -> str:
+    """``no 今译 (trans) in xiangsheli.21``: what ``show`` and ``search`` say on stderr for
+    layers asked for that have no text in a passage or a section range."""
+    return f"no {', '.join(f'{name_of(k)} ({k})' for k in keys)} in {where}"
 
 
 def clauses_page(clauses: list[Clause]) -> tuple[str, str] | None:
@@ -70,7 +76,13 @@ def resolve(doc: Document, ref: Address) -> tuple[Section, list[Paragraph], str 
         raise UsageError(f"no section {ref.section}: the chapter has sections 1–{len(doc.sections)}")
     paras = sec.paragraphs
     clause = None
-    if ref.paragraph is not None:
+    if ref.paragraph_to is not None:  # a range of paragraphs
+        paras = [p for p in sec.paragraphs if ref.paragraph <= p.n <= ref.paragraph_to]  # type: ignore[operator]
+        last = ref.paragraph_to if ref.paragraph_to < LAST else ref.paragraph
+        if not paras or not any(p.n == last for p in sec.paragraphs):
+            raise UsageError(f"section {ref.section} has no paragraph {ref.paragraph if not paras else last} "
+                             f"(it has 1–{len(sec.paragraphs)})")
+    elif ref.paragraph is not None:
         paras = [p for p in sec.paragraphs if p.n == ref.paragraph]
         if not paras:
             raise UsageError(f"section {ref.section} has no paragraph {ref.paragraph} (it has 1–{len(sec.paragraphs)})")
@@ -100,6 +112,15 @@ class Passage:
         order = [c.id for s in doc.sections for p in s.paragraphs for c in p.clauses]
         self.pos = {c: i for i, c in enumerate(order)}
         self.order = order
+        #: the layers asked for by name that have no text in the passage (said on stderr, not
+        #: printed as empty headers)
+        self.absent = [k for k in self.layers if (layers or ref.layer) and not self._has(k)]
+
+    def _has(self, key: str) -> bool:
+        """Whether the passage has text of a layer."""
+        if key == self.section.layer:
+            return True
+        return any(u.layer == key and self._covers(u) for p in self.paragraphs for u in p.units)
 
     def _covers(self, u: Unit) -> bool:
         if self.clause is None:
@@ -190,6 +211,27 @@ class Passage:
         lines += [f"    {QUOTE_LABEL}  {self._wit_text(q.describe(), q.witness)}" for q in u.quotations]
         return "\n".join(lines)
 
+    def clause_apparatus(self, clauses: list[Clause]) -> list[dict[str, Any]]:
+        """The apparatus entries of some 经/记 clauses (where the witnesses differ, a restored
+        character, an emendation), each with ``"where"``: the clause it stands in."""
+        apps = [(c.id, x) for c in clauses for x in in_content(c.content)]
+        own = self.doc.traditional or ""
+        return entries(apps, own, self.chars, self.script, self.doc.traditional)
+
+    def clause_apparatus_text(self, clauses: list[Clause]) -> str:
+        """``    校  2 束］w001 东；…`` under a 经/记 line: each entry after its clause number
+        (empty if the clauses have no apparatus)."""
+        said = [entry_text(e, f"{e['where'].rsplit('.', 1)[-1]} ") for e in self.clause_apparatus(clauses)]
+        return f"    {APP_LABEL}  " + "；".join(said) if said else ""
+
+    def text_line(self, clauses: list[Clause]) -> str:
+        """The clauses of a 经/记 line, apart by :data:`CLAUSE_SEP`; each after its number in
+        brackets (``[1]司射不释弓矢　[2]遂以…``) when there is more than one, so that a note's or a
+        注's ``[95]`` can be found in a long paragraph (the 记 of §52 has 161 clauses)."""
+        if len(clauses) < 2:
+            return CLAUSE_SEP.join(self.clause_text[c.id] for c in clauses)
+        return CLAUSE_SEP.join(f"[{c.id.rsplit('.', 1)[-1]}]{self.clause_text[c.id]}" for c in clauses)
+
     def units(self, layer: str) -> list[Unit]:
         return [u for p in self.paragraphs for u in p.units if u.layer == layer and self._covers(u)]
 
@@ -199,22 +241,25 @@ class Passage:
         layers: dict[str, list[dict[str, Any]]] = {}
         text_layer = self.section.layer
 
-        def paged(d: dict[str, Any], page: tuple[str, str] | None) -> dict[str, Any]:
+        def paged(d: dict[str, Any], page: tuple[str, str] | None, clauses: list[Clause]) -> dict[str, Any]:
             if page:
                 d["page"] = page_json(page)
+            app = self.clause_apparatus(clauses)
+            if app:
+                d["apparatus"] = app
             return d
 
         if text_layer in self.layers:
             if self.clause:
                 c = next(c for c in self.paragraphs[0].clauses if c.id == self.clause)
-                layers[text_layer] = [paged({"ref": c.id, "text": self.clause_text[c.id]}, c.page)]
-            elif self.ref.paragraph is not None:
-                layers[text_layer] = [paged({"ref": c.id, "text": self.clause_text[c.id]}, c.page)
+                layers[text_layer] = [paged({"ref": c.id, "text": self.clause_text[c.id]}, c.page, [c])]
+            elif self.ref.paragraph is not None and self.ref.paragraph_to is None:
+                layers[text_layer] = [paged({"ref": c.id, "text": self.clause_text[c.id]}, c.page, [c])
                                       for c in self.paragraphs[0].clauses]
             else:
                 layers[text_layer] = [
                     paged({"ref": p.id, "text": CLAUSE_SEP.join(self.clause_text[c.id] for c in p.clauses)},
-                          clauses_page(p.clauses))
+                          clauses_page(p.clauses), p.clauses)
                     for p in self.paragraphs
                 ]
         for lay in [*COMMENTARY, *self.extra]:
@@ -227,7 +272,8 @@ class Passage:
                                      "attach": {"ref": first, "to": last, "quote": quote}}
                 if u.n:
                     d["n"] = u.n
-                paged(d, u.page)
+                if u.page:
+                    d["page"] = page_json(u.page)
                 app = self.apparatus(u)
                 if app:
                     d["apparatus"] = app
@@ -254,6 +300,8 @@ class Passage:
                                "script": self.script, "layers": layers}
         if self.notices:
             out["notices"] = list(self.notices)
+        if self.absent:
+            out["absent"] = list(self.absent)
         ed = self.doc.edition
         if ed is not None:  # what the pages are pages of
             out["edition"] = ed.citation()
@@ -266,13 +314,20 @@ class Passage:
         printed edition (``〔葉1a–1b〕``)."""
         work = f"《{self.doc.work}·{self.doc.chapter}》"
         lines = [f"{work}第{self.section.n}节 {self.section.title}  ({self.ref})"]
+        shown = [k for k in self.layers if k not in self.absent]
+        if not shown:
+            return ""
         for p in self.paragraphs:
+            if self.section.layer not in shown and not any(
+                    u.layer in shown and self._covers(u) for u in p.units):
+                continue  # nothing of the layers asked for: no empty header
             lines.append("")
             lines.append(f"¶ {p.id}")
             clauses = [c for c in p.clauses if not self.clause or c.id == self.clause]
             if self.section.layer in self.layers:
-                lines.append(f"  {_label(self.section.layer)}  " + CLAUSE_SEP.join(self.clause_text[c.id] for c in clauses)
+                lines.append(f"  {_label(self.section.layer)}  " + self.text_line(clauses)
                              + page_text(clauses_page(clauses)))
+                lines.extend(x for x in [self.clause_apparatus_text(clauses)] if x)
             if "zhu" in self.layers:
                 for u in p.units:
                     if u.layer == "zhu" and self._covers(u):
