@@ -274,13 +274,15 @@ def cite(ctx: click.Context, text: str, style: str, script: str | None, as_json:
     if as_json:
         _echo_json(res)
     elif not res["results"]:
-        click.echo(f"no passage close enough to {shown(text)}")
+        click.echo(f"no passage close enough to {shown(text)}", err=True)
     else:
+        # the entry alone on stdout (yili cite … --style csl-json > x.json parses); where it was
+        # found and the other candidates on stderr
         best = res["results"][0]
         click.echo(best["formatted"])
-        click.echo(f"  {best['ref']}  {best['layer']}  score {best['score']:.2f}  「{best['match']}」")
+        click.echo(f"  {best['ref']}  {best['layer']}  score {best['score']:.2f}  「{best['match']}」", err=True)
         for r in res["results"][1:]:
-            click.echo(f"  also {r['ref']}  {r['layer']}  score {r['score']:.2f}  「{r['match'][:30]}」")
+            click.echo(f"  also {r['ref']}  {r['layer']}  score {r['score']:.2f}  「{r['match'][:30]}」", err=True)
     if not res["results"]:
         ctx.exit(1)
 
