@@ -133,3 +133,72 @@ def test_cite_bibtex_alone_on_stdout_parses() -> None:
 def test_cite_nothing_found_says_so_on_stderr() -> None:
     r = run("--tei", str(TEI), "cite", "天地玄黄宇宙洪荒", "--style", "csl-json")
     assert r.returncode == 1 and r.stdout == "" and "no passage" in r.stderr
+
+
+# -- one error style, exit codes in every help ------------------------------------------------------
+
+USAGE_ERRORS = [
+    (["search", "司射", "--context", "abc"], "'abc' is not a valid integer"),
+    (["search"], "Missing argument 'QUERY'"),
+    (["show", "17", "--bogus"], "No such option '--bogus'"),
+    (["export", "--format", "pdf"], "'pdf' is not one of"),
+    (["export"], "Missing option '--format'"),
+    (["cite", "司正为司马", "--style", "mla"], "'mla' is not one of"),
+    (["nosuch"], "No such command 'nosuch'"),
+    (["import", "witness", "x.txt", "--name", "a", "--format", "foo"], "'foo' is not one of"),
+    (["overlays", "remove"], "Missing argument 'NAME'"),
+    (["import"], "missing command"),
+    ([], "missing command"),
+    (["show", "99"], "no section 99"),
+    (["--tei", "/nonexistent/yili.xml", "show", "1"], "no such TEI file"),
+]
+
+
+@pytest.mark.parametrize(("args", "says"), USAGE_ERRORS)
+def test_every_error_is_one_yili_error_line_with_exit_2(args: list[str], says: str) -> None:
+    r = run(*(["--tei", str(TEI)] if args[:1] != ["--tei"] else []), *args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("yili: error: "), r.stderr
+    assert says.lower() in r.stderr.lower() and "Error:" not in r.stderr and "Traceback" not in r.stderr
+    if args and args != ["import"]:
+        assert r.stdout == ""
+
+
+def _commands() -> list[str]:
+    import click
+
+    from yili_corpus.cli import main
+
+    out = []
+
+    def walk(g: click.Group, prefix: str) -> None:
+        for name, cmd in g.commands.items():
+            path = f"{prefix} {name}".strip()
+            out.append(path)
+            if isinstance(cmd, click.Group):
+                walk(cmd, path)
+
+    walk(main, "")
+    return out
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_every_command_lists_its_exit_codes_in_its_help(command: str) -> None:
+    from yili_corpus.cli import exit_codes
+
+    r = run(*command.split(), "--help")
+    assert r.returncode == 0, r.stderr
+    tail = r.stdout[r.stdout.index("Exit codes:"):]
+    for code, meaning in exit_codes(command).items():
+        assert re.search(rf"^\s+{code}\s+{re.escape(meaning[:30])}", tail, re.M), (code, tail)
+
+
+def test_exit_codes_in_help_are_the_codes_commands_give(tmp_path: Path) -> None:
+    from yili_corpus.cli import exit_codes
+
+    env = {"YILI_CACHE_DIR": str(tmp_path / "cache"), "YILI_OVERLAY": str(tmp_path / "ov")}
+    for args, code, command in ((["search", "无此之词"], 1, "search"), (["cite", "天地玄黄宇宙洪荒"], 1, "cite"),
+                                (["search", "司射"], 0, "search"), (["overlays", "remove", "x"], 2, "overlays remove"),
+                                (["show", "99"], 2, "show")):
+        r = run("--tei", str(TEI), *args, env=env)
+        assert r.returncode == code and code in exit_codes(command), (args, r.returncode, r.stderr)

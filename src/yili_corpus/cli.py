@@ -58,8 +58,15 @@ class YiliGroup(click.Group):
         try:
             rv = super().main(*args, **kwargs)
         except click.exceptions.NoArgsIsHelpError as exc:  # `yili` or `yili import` alone: the help
-            exc.show()
-            sys.exit(exc.exit_code)
+            # on stdout, and on stderr the one error line every error has
+            click.echo(exc.ctx.get_help() if exc.ctx is not None else "")
+            path = []
+            c = exc.ctx
+            while c is not None:
+                path.insert(0, c.info_name if c.parent is not None else "yili")
+                c = c.parent
+            click.echo(_error_line(f"missing command ({' '.join(path)} --help for usage)"), err=True)
+            sys.exit(2)
         except click.ClickException as exc:
             names = []
             c = getattr(exc, "ctx", None)
@@ -643,6 +650,43 @@ class YiliStale(YiliError):
     """The output is stale or invalid (exit 3)."""
 
     exit_code = 3
+
+
+#: What each command's exit codes mean (docs/design.md, "The command-line contract"); every
+#: command's --help ends with its own (set on the commands below by :func:`_exit_code_epilogs`).
+EXIT_CODES: dict[str, dict[int, str]] = {
+    "search": {0: "hits found", 1: "no hits"},
+    "show": {0: "shown", 2: "bad usage, or a reference the chapter does not have"},
+    "cite": {0: "a passage found", 1: "no passage close enough"},
+    "xref": {2: "bad usage, or a reference the chapter does not have"},
+    "export": {0: "exported", 2: "bad usage, or FILE exists and --force is not given"},
+    "build": {0: "built (with --check: tei/ is up to date)",
+              3: "a damaged source or table (named with its line), or with --check a stale tei/"},
+    "validate": {0: "valid", 2: "bad usage, or the source check could not run", 3: "problems found"},
+    "import translation": {0: "imported", 2: "bad usage, or a file that is not a translation of the chapter"},
+    "import witness": {0: "imported", 2: "bad usage, or a file that is not an edition of the chapter"},
+    "overlays remove": {0: "removed", 2: "no overlay of that name"},
+}
+_COMMON_CODES = {0: "ok", 2: "bad usage or bad input", 3: "damaged data (the message names the file)"}
+
+
+def exit_codes(path: str) -> dict[int, str]:
+    """The exit codes of the command ``path`` (``search``, ``import witness``) and their meaning."""
+    codes = {**_COMMON_CODES, **EXIT_CODES.get(path, {})}
+    codes[130] = "interrupted"
+    return dict(sorted(codes.items()))
+
+
+def _exit_code_epilogs(group: click.Group, prefix: str = "") -> None:
+    """Give every command of ``group`` an epilog listing its exit codes."""
+    for name, cmd in group.commands.items():
+        path = f"{prefix} {name}".strip()
+        cmd.epilog = "\b\nExit codes:\n" + "\n".join(f"  {k:<4}{v}" for k, v in exit_codes(path).items())
+        if isinstance(cmd, click.Group):
+            _exit_code_epilogs(cmd, path)
+
+
+_exit_code_epilogs(main)
 
 
 if __name__ == "__main__":  # pragma: no cover
