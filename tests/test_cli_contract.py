@@ -202,3 +202,53 @@ def test_exit_codes_in_help_are_the_codes_commands_give(tmp_path: Path) -> None:
                                 (["show", "99"], 2, "show")):
         r = run("--tei", str(TEI), *args, env=env)
         assert r.returncode == code and code in exit_codes(command), (args, r.returncode, r.stderr)
+
+
+# -- the coverage table -------------------------------------------------------------------------------
+
+def _doc_layers() -> dict[int, list[str]]:
+    from yili_corpus.tei.read import read_tei
+
+    return {s.n: s.layers() for s in read_tei(TEI).sections}
+
+
+def test_stats_coverage_is_the_layers_each_section_has(tmp_path: Path) -> None:
+    env = {"YILI_CACHE_DIR": str(tmp_path / "cache"), "YILI_OVERLAY": str(tmp_path / "ov")}
+    r = run("--tei", str(TEI), "stats", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    cov = json.loads(r.stdout)["coverage"]
+    want = _doc_layers()
+    got: dict[int, list[str]] = {}
+    for row in cov["rows"]:
+        for n in range(row["from"], row["to"] + 1):
+            got[n] = row["layers"]
+    assert got == want
+    # the text: a grid row per run of sections, ● where the layer is
+    text = run("--tei", str(TEI), "stats", env=env).stdout
+    grid = text[text.index("coverage:"):].splitlines()[2:]
+    assert len(grid) == len(cov["rows"])
+    for line, row in zip(grid, cov["rows"], strict=True):
+        sections, *marks = line.split()
+        assert sections == row["sections"]
+        assert [k for k, m in zip(cov["layers"], marks, strict=True) if m == "●"] == row["layers"]
+    # the README's form: a row a layer, the sections that have it
+    md = run("--tei", str(TEI), "stats", "--coverage", env=env).stdout
+    from yili_corpus.layers import name
+
+    for k in cov["layers"]:
+        have = sorted(n for n, ls in want.items() if k in ls)
+        line = next(ln for ln in md.splitlines() if ln.startswith(f"| {name(k)} |"))
+        listed: list[int] = []
+        for part in line.split("|")[2].split(","):
+            a, _, b = part.strip().partition("–")
+            listed += range(int(a), int(b or a) + 1)
+        assert listed == have and line.split("|")[3].strip() == str(len(have))
+    assert "| 记 | 52–53 | 2 |" in md
+
+
+def test_readme_coverage_table_is_current() -> None:
+    r = subprocess.run([sys.executable, str(ROOT / "docs" / "gen_coverage.py"), "--check"], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, "README's coverage table is out of date: run python docs/gen_coverage.py"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "| 经 | 1–51 | 51 |" in readme

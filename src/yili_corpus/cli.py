@@ -372,21 +372,30 @@ def export(ctx: click.Context, section: str | None, layers: tuple[str, ...], fmt
 
 
 @main.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: {sections: [...], totals: {...}}.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON: {sections: [...], totals: {...}, coverage: {layers, rows: [{sections, layers}]}}.")
+@click.option("--coverage", "only_coverage", is_flag=True,
+              help="Print only the coverage table, as Markdown (the README's).")
 @click.pass_context
-def stats(ctx: click.Context, as_json: bool) -> None:
-    """Units and characters per section and layer: coverage at a glance.
+def stats(ctx: click.Context, as_json: bool, only_coverage: bool) -> None:
+    """Units and characters per section and layer, then the coverage: which sections have which
+    layers (sections with the same layers in one row).
 
     \b
     Example:
       yili stats
+      yili stats --coverage
     """
     from .layers import KEYS as LAYERS
     from .layers import short
+    from .query.coverage import coverage_markdown, coverage_text
 
     st = _corpus(ctx).stats()
     if as_json:
         _echo_json(st)
+        return
+    if only_coverage:
+        click.echo(coverage_markdown(st["coverage"]), nl=False)
         return
     click.echo("  §  " + "".join(f"{short(k):>10}" for k in LAYERS) + "   (units/characters)")
     for row in st["sections"]:
@@ -397,6 +406,8 @@ def stats(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"{row['section']:>3} " + "".join(cells) + f"  {row['title']}")
     tot = st["totals"]
     click.echo("all " + "".join(f"{(str(tot[k]['units']) + '/' + str(tot[k]['chars'])) if k in tot else '·':>11}" for k in LAYERS))
+    click.echo("")
+    click.echo(coverage_text(st["coverage"]))
 
 
 @main.command()
