@@ -252,3 +252,76 @@ def test_readme_coverage_table_is_current() -> None:
     assert r.returncode == 0, "README's coverage table is out of date: run python docs/gen_coverage.py"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "| 经 | 1–51 | 51 |" in readme
+
+
+# -- the corpus installed with the package ------------------------------------------------------------
+
+@pytest.fixture()
+def outside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder outside the clone, the TEI where ``pip install .`` puts it (yili_corpus/data/tei,
+    see setup.py), and no other way to the TEI."""
+    import shutil
+
+    import yili_corpus.paths as paths
+
+    pkg = tmp_path / "site" / "yili_corpus" / "data" / "tei"
+    pkg.mkdir(parents=True)
+    shutil.copyfile(TEI, pkg / TEI.name)
+    monkeypatch.setattr(paths, "__file__", str(tmp_path / "site" / "yili_corpus" / "paths.py"))
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.delenv("YILI_TEI", raising=False)
+    monkeypatch.setenv("YILI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("YILI_OVERLAY", str(tmp_path / "ov"))
+    return pkg
+
+
+def test_the_packaged_tei_is_found_from_any_folder(outside: Path) -> None:
+    import yili_corpus
+    from yili_corpus.paths import find_tei_dir, packaged_tei_dir
+
+    assert find_tei_dir() is None  # no clone above this folder
+    assert packaged_tei_dir() == outside
+    c = yili_corpus.load()
+    assert c.tei == outside / TEI.name
+    res = c.search("司正")
+    assert res["total"] > 0 and res["hits"][0]["section"]
+    from click.testing import CliRunner
+
+    from yili_corpus.cli import main
+
+    r = CliRunner().invoke(main, ["search", "司正"])
+    assert r.exit_code == 0 and "hits for '司正'" in r.output
+    r = CliRunner().invoke(main, ["cite", "司正为司马", "--style", "csl-json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)[0]["locator"] == "xiangsheli.17.1.1"
+
+
+def test_without_clone_or_package_the_error_says_how(outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import yili_corpus.paths as paths
+
+    monkeypatch.setattr(paths, "__file__", str(outside.parent / "nowhere" / "paths.py"))
+    from click.testing import CliRunner
+
+    from yili_corpus.cli import main
+
+    r = CliRunner().invoke(main, ["search", "司正"])
+    assert r.exit_code == 2 and "pip install ." in r.output and "Traceback" not in r.output
+
+
+def test_setup_copies_the_tei_into_the_package(tmp_path: Path) -> None:
+    """setup.py's build_py puts tei/yili-*.xml where packaged_tei_dir looks (the wheel's
+    contents were checked by hand with pip wheel . -w DIR: yili_corpus/data/tei/yili-xiangsheli.xml)."""
+    src = (ROOT / "setup.py").read_text(encoding="utf-8").replace("setup(cmdclass=", "dict(cmdclass=")
+    ns: dict[str, object] = {"__file__": str(ROOT / "setup.py"), "__name__": "yili_setup"}
+    exec(compile(src, str(ROOT / "setup.py"), "exec"), ns)  # the module without running setup()
+    from setuptools import Distribution
+
+    dist = Distribution({"name": "yili-corpus", "packages": [], "package_dir": {"": "src"}})
+    cmd = ns["BuildWithCorpus"](dist)  # type: ignore[operator]
+    cmd.initialize_options()
+    cmd.build_lib = str(tmp_path / "lib")
+    cmd.finalize_options()
+    cmd.run()
+    got = tmp_path / "lib" / ns["DATA"]  # type: ignore[operator]
+    assert (got / TEI.name).read_bytes() == TEI.read_bytes()
