@@ -222,3 +222,27 @@ def test_import_plain_witness(env: Path) -> None:
     r = yili(env / "ov", "import", "witness", str(f), "--name", "plain", "--json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["readings"] == [{"clause": "xiangsheli.17.2.2", "lem": "束", "rdg": "东", "line": 2}]
+
+
+def test_import_keeps_every_character_ascii_quotes(env: Path) -> None:
+    """A translation with ASCII quotes: every character of the file is in the overlay (a closing
+    ``"`` after 。 at the end of a paragraph was lost)."""
+    lines = W002.read_text(encoding="utf-8").split("\n")
+    paras = [ln.replace("“", '"').replace("”", '"') for ln in lines[142:152]]
+    paras.append('主人对宾说："请您担任射礼的宾。"宾说："某不敏，恐怕会让您受辱，冒昧推辞。"')
+    text = "\n\n".join(paras) + "\n"
+    assert text.count('"') >= 6
+    f = env / "quotes.txt"
+    f.write_text(text, encoding="utf-8")
+    ov = env / "ov"
+    r = yili(ov, "import", "translation", str(f), "--name", "quotes", "--json")
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.output)
+    root = etree.parse(str(ov / "quotes.xml")).getroot()
+    kept = "".join(seg.text or "" for seg in root.iterfind(".//t:ab[@type='trans']/t:seg", NS))
+    kept += "".join(x["text"] for x in rep["skipped"] + rep["unplaced"])
+    assert sorted("".join(text.split())) == sorted("".join(kept.split()))
+    assert kept.count('"') == text.count('"')
+    # a sentence keeps its own closing quote
+    segs = [seg.text for seg in root.iterfind(".//t:ab[@type='trans']/t:seg", NS)]
+    assert '宾说："某不敏，恐怕会让您受辱，冒昧推辞。"' in segs

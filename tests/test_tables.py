@@ -277,8 +277,9 @@ def test_a_changed_table_changes_the_document(built: BuildResult, corpus_copy: P
     before, after = to_document(built), to_document(run_build(corpus_copy))
     kz = ("siku-editors", "四库馆臣", "考證")
     lu = ("ludeming", "陆德明", "音义")
-    assert before.commentators == [("zhengxuan", "郑玄", "注"), ("jiagongyan", "贾公彦", "疏"), lu, kz]
-    assert after.commentators == [("zheng-xuan", "郑康成", "注"), ("jiagongyan", "贾公彦", "疏"), lu, kz]
+    modern = [("modern-annotators", "佚名", "今注"), ("modern-translators", "佚名", "今译")]
+    assert before.commentators == [("zhengxuan", "郑玄", "注"), ("jiagongyan", "贾公彦", "疏"), lu, kz, *modern]
+    assert after.commentators == [("zheng-xuan", "郑康成", "注"), ("jiagongyan", "贾公彦", "疏"), lu, kz, *modern]
 
     def units(doc: Any, layer: str) -> list[Any]:
         return [u for s in doc.sections for p in s.paragraphs for u in p.units if u.layer == layer]
@@ -286,7 +287,8 @@ def test_a_changed_table_changes_the_document(built: BuildResult, corpus_copy: P
     assert {u.resp for u in units(after, "zhu")} == {"#zheng-xuan"}
     ns = "{http://www.tei-c.org/ns/1.0}"
     names = [(e.get("{http://www.w3.org/XML/1998/namespace}id"), e.text) for e in build_tree(after).iter(ns + "persName")]
-    assert names == [("zheng-xuan", "郑康成"), ("jiagongyan", "贾公彦"), lu[:2], kz[:2]]  # the header
+    assert names == [("zheng-xuan", "郑康成"), ("jiagongyan", "贾公彦"), lu[:2], kz[:2],
+                     *(m[:2] for m in modern)]  # the header
 
     def refs(doc: Any) -> list[str]:
         return [x.text for u in units(doc, "note") for x in u.content if getattr(x, "type", "") == "note"]

@@ -253,7 +253,11 @@ class Corpus:
         for row in per.values():
             for lay in row["layers"]:
                 totals[lay]["sections"] += 1
-        return {"sections": list(per.values()), "totals": {k: totals[k] for k in LAYERS if k in totals}}
+        from .query.coverage import coverage
+
+        out = {"sections": list(per.values()), "totals": {k: totals[k] for k in LAYERS if k in totals}}
+        out["coverage"] = coverage(out)  # which sections have which layers (yili stats, README)
+        return out
 
     def export(self, fmt: str, sections: str | None = None, layers: list[str] | None = None) -> str:
         """The export of a section range and layers in ``fmt`` (see :mod:`yili_corpus.export`)."""

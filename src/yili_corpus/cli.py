@@ -58,8 +58,15 @@ class YiliGroup(click.Group):
         try:
             rv = super().main(*args, **kwargs)
         except click.exceptions.NoArgsIsHelpError as exc:  # `yili` or `yili import` alone: the help
-            exc.show()
-            sys.exit(exc.exit_code)
+            # on stdout, and on stderr the one error line every error has
+            click.echo(exc.ctx.get_help() if exc.ctx is not None else "")
+            path = []
+            c = exc.ctx
+            while c is not None:
+                path.insert(0, c.info_name if c.parent is not None else "yili")
+                c = c.parent
+            click.echo(_error_line(f"missing command ({' '.join(path)} --help for usage)"), err=True)
+            sys.exit(2)
         except click.ClickException as exc:
             names = []
             c = getattr(exc, "ctx", None)
@@ -296,14 +303,16 @@ def cite(ctx: click.Context, text: str, style: str, script: str | None, as_json:
     if as_json:
         _echo_json(res)
     elif not res["results"]:
-        click.echo(f"no passage close enough to {shown(text)}")
+        click.echo(f"no passage close enough to {shown(text)}", err=True)
     else:
+        # the entry alone on stdout (yili cite … --style csl-json > x.json parses); where it was
+        # found and the other candidates on stderr
         best = res["results"][0]
         click.echo(best["formatted"])
         wit = f"  ({best['witness']} reads so)" if best.get("witness") else ""
-        click.echo(f"  {best['ref']}  {best['layer']}  score {best['score']:.2f}  「{best['match']}」{wit}")
+        click.echo(f"  {best['ref']}  {best['layer']}  score {best['score']:.2f}  「{best['match']}」{wit}", err=True)
         for r in res["results"][1:]:
-            click.echo(f"  also {r['ref']}  {r['layer']}  score {r['score']:.2f}  「{r['match'][:30]}」")
+            click.echo(f"  also {r['ref']}  {r['layer']}  score {r['score']:.2f}  「{r['match'][:30]}」", err=True)
     if not res["results"]:
         ctx.exit(1)
 
@@ -386,21 +395,30 @@ def export(ctx: click.Context, section: str | None, layers: tuple[str, ...], fmt
 
 
 @main.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: {sections: [...], totals: {...}}.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON: {sections: [...], totals: {...}, coverage: {layers, rows: [{sections, layers}]}}.")
+@click.option("--coverage", "only_coverage", is_flag=True,
+              help="Print only the coverage table, as Markdown (the README's).")
 @click.pass_context
-def stats(ctx: click.Context, as_json: bool) -> None:
-    """Units and characters per section and layer: coverage at a glance.
+def stats(ctx: click.Context, as_json: bool, only_coverage: bool) -> None:
+    """Units and characters per section and layer, then the coverage: which sections have which
+    layers (sections with the same layers in one row).
 
     \b
     Example:
       yili stats
+      yili stats --coverage
     """
     from .layers import KEYS as LAYERS
     from .layers import short
+    from .query.coverage import coverage_markdown, coverage_text
 
     st = _corpus(ctx).stats()
     if as_json:
         _echo_json(st)
+        return
+    if only_coverage:
+        click.echo(coverage_markdown(st["coverage"]), nl=False)
         return
     click.echo("  §  " + "".join(f"{short(k):>10}" for k in LAYERS) + "   (units/characters)")
     for row in st["sections"]:
@@ -411,6 +429,8 @@ def stats(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"{row['section']:>3} " + "".join(cells) + f"  {row['title']}")
     tot = st["totals"]
     click.echo("all " + "".join(f"{(str(tot[k]['units']) + '/' + str(tot[k]['chars'])) if k in tot else '·':>11}" for k in LAYERS))
+    click.echo("")
+    click.echo(coverage_text(st["coverage"]))
 
 
 @main.command()
@@ -664,6 +684,43 @@ class YiliStale(YiliError):
     """The output is stale or invalid (exit 3)."""
 
     exit_code = 3
+
+
+#: What each command's exit codes mean (docs/design.md, "The command-line contract"); every
+#: command's --help ends with its own (set on the commands below by :func:`_exit_code_epilogs`).
+EXIT_CODES: dict[str, dict[int, str]] = {
+    "search": {0: "hits found", 1: "no hits"},
+    "show": {0: "shown", 2: "bad usage, or a reference the chapter does not have"},
+    "cite": {0: "a passage found", 1: "no passage close enough"},
+    "xref": {2: "bad usage, or a reference the chapter does not have"},
+    "export": {0: "exported", 2: "bad usage, or FILE exists and --force is not given"},
+    "build": {0: "built (with --check: tei/ is up to date)",
+              3: "a damaged source or table (named with its line), or with --check a stale tei/"},
+    "validate": {0: "valid", 2: "bad usage, or the source check could not run", 3: "problems found"},
+    "import translation": {0: "imported", 2: "bad usage, or a file that is not a translation of the chapter"},
+    "import witness": {0: "imported", 2: "bad usage, or a file that is not an edition of the chapter"},
+    "overlays remove": {0: "removed", 2: "no overlay of that name"},
+}
+_COMMON_CODES = {0: "ok", 2: "bad usage or bad input", 3: "damaged data (the message names the file)"}
+
+
+def exit_codes(path: str) -> dict[int, str]:
+    """The exit codes of the command ``path`` (``search``, ``import witness``) and their meaning."""
+    codes = {**_COMMON_CODES, **EXIT_CODES.get(path, {})}
+    codes[130] = "interrupted"
+    return dict(sorted(codes.items()))
+
+
+def _exit_code_epilogs(group: click.Group, prefix: str = "") -> None:
+    """Give every command of ``group`` an epilog listing its exit codes."""
+    for name, cmd in group.commands.items():
+        path = f"{prefix} {name}".strip()
+        cmd.epilog = "\b\nExit codes:\n" + "\n".join(f"  {k:<4}{v}" for k, v in exit_codes(path).items())
+        if isinstance(cmd, click.Group):
+            _exit_code_epilogs(cmd, path)
+
+
+_exit_code_epilogs(main)
 
 
 if __name__ == "__main__":  # pragma: no cover

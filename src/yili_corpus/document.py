@@ -331,6 +331,8 @@ class Edition:
     licence: str = ""
     licence_url: str = ""
     attribution: str = ""
+    date: str = ""  # when the edition was made, ISO (1776)
+    date_text: str = ""  # the date as the edition says it (乾隆四十一年九月)
 
     def citation(self, page: tuple[str, str] | None = None, leaf: str = LEAF) -> str:
         """``《儀禮注疏》卷五《鄉射禮》，文淵閣四庫全書本，葉12b`` (``葉12b–13a`` for two pages;

@@ -110,6 +110,30 @@ def _pieces(sents: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
     return out
 
 
+def _whole_sentences(txt: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` with no character lost: a closing ASCII quote (``"`` or ``'`` that closes a quote
+    the sentence opened) goes back to its sentence, and a piece with no word in it (a quote mark
+    or bracket alone at the end of a line) joins the sentence before it."""
+    out: list[tuple[int, int]] = []
+    for a, e in spans:
+        if out:
+            pa, pe = out[-1]
+            head = len(txt[a:e]) - len(txt[a:e].lstrip("\"'"))
+            if head and all(txt[pa:pe].count(q) % 2 for q in set(txt[a : a + head])):
+                out[-1] = (pa, a + head)  # the quote closes the sentence before
+                pa, pe = out[-1]
+                a += head
+                while a < e and txt[a].isspace():
+                    a += 1
+            if a >= e:
+                continue
+            if not any(c.isalnum() for c in txt[a:e]):
+                out[-1] = (pa, e)
+                continue
+        out.append((a, e))
+    return out
+
+
 def split_translation(text: str, base: ClauseTable) -> tuple[list[Paragraph], list[dict[str, Any]]]:
     """Paragraphs and sentences of a plain translation; classical sentences are left out."""
     from .align.sentences import split_sentences
@@ -135,7 +159,7 @@ def split_translation(text: str, base: ClauseTable) -> tuple[list[Paragraph], li
     for b in blocks:
         sents: list[tuple[int, str]] = []
         for line, txt in b:
-            for a, e in split_sentences(txt):
+            for a, e in _whole_sentences(txt, split_sentences(txt)):
                 s = txt[a:e]
                 k = base.norm.key(s)
                 tri = [k[i : i + 3] for i in range(len(k) - 2)]

@@ -67,9 +67,17 @@ def find_tei_dir() -> Path | None:
     return None
 
 
+def packaged_tei_dir() -> Path | None:
+    """The TEI installed with the package (``pip install .`` copies ``tei/yili-*.xml`` into
+    ``yili_corpus/data/tei``; see setup.py), or None when running from a clone without it."""
+    d = Path(__file__).resolve().parent / "data" / "tei"
+    return d if d.is_dir() and any(d.glob("yili-*.xml")) else None
+
+
 def find_tei(explicit: str | Path | None = None, chapter: str | None = None) -> Path:
     """The TEI file to read: ``explicit``, else ``$YILI_TEI``, else ``tei/yili-CHAPTER.xml`` in
-    this folder or the nearest folder above that has a ``tei/yili-*.xml``. Without ``chapter``
+    this folder or the nearest folder above that has a ``tei/yili-*.xml``, else the TEI installed
+    with the package (:func:`packaged_tei_dir`). Without ``chapter``
     that folder must hold one chapter's TEI: several is a usage error naming them (the choice is
     never made silently)."""
     if explicit:
@@ -83,7 +91,7 @@ def find_tei(explicit: str | Path | None = None, chapter: str | None = None) -> 
         if not p.is_file():
             raise UsageError(f"YILI_TEI points to {p}, which is not a file")
         return p
-    tdir = find_tei_dir()
+    tdir = find_tei_dir() or packaged_tei_dir()  # the project folder's first, else the installed one
     if tdir is not None:
         found = sorted(tdir.glob("yili-*.xml"))
         names = [f.stem.removeprefix("yili-") for f in found]
@@ -95,7 +103,8 @@ def find_tei(explicit: str | Path | None = None, chapter: str | None = None) -> 
             raise UsageError(f"several chapters in {tdir} ({', '.join(names)}): say which with --chapter ID "
                              "(or --tei FILE)")
         return found[0]
-    raise UsageError("no TEI found: run yili in the project folder (tei/yili-*.xml), set YILI_TEI, or pass --tei FILE")
+    raise UsageError("no TEI found: run yili in the project folder (tei/yili-*.xml), install the package "
+                     "(pip install .), set YILI_TEI, or pass --tei FILE")
 
 
 def overlay_dir(explicit: str | Path | None = None) -> Path:

@@ -160,6 +160,49 @@ def _edition_script(text: str, script: str | None) -> str:
     return to_script(text, script) if script == "hans" else text
 
 
+def layer_authors(index: Index) -> dict[str, str]:
+    """Who made each layer, as the TEI header's ``respStmt`` says (corpus/commentators.tsv:
+    郑玄 for 注, 贾公彦 for 疏, 陆德明 for 音义, 四库馆臣 for 考證, 佚名 for the modern layers):
+    layer key → name. Read once per index."""
+    cached = getattr(index, "_layer_authors", None)
+    if cached is not None:
+        return cached
+    from lxml import etree
+
+    from ..layers import resolve
+    from ..tei.core import TEI_NS
+
+    NS = {"t": TEI_NS}  # noqa: N806
+
+    out: dict[str, str] = {}
+    header = index.meta.get("header") or ""
+    if header:
+        try:
+            root = etree.fromstring(header.encode("utf-8"))
+        except etree.XMLSyntaxError:
+            root = None
+        for rs in root.iterfind(".//t:titleStmt/t:respStmt", NS) if root is not None else ():
+            key = resolve(rs.findtext("t:resp", "", NS).strip())
+            name = rs.findtext("t:persName", "", NS).strip()
+            if key and name and key not in out:
+                out[key] = name
+    index._layer_authors = out  # type: ignore[attr-defined]
+    return out
+
+
+def author_of(index: Index, layer: str) -> str:
+    """The author of ``layer`` (郑玄 for ``zhu``), the overlay's name for an imported layer
+    (``trans:mine`` → ``mine``), empty for the 经 and 记."""
+    if ":" in layer:
+        return layer.split(":", 1)[1]
+    return layer_authors(index).get(layer, "")
+
+
+def _bib(value: str) -> str:
+    """A BibTeX field value that cannot break its braces."""
+    return value.replace("{", "（").replace("}", "）").replace("\\", "＼")
+
+
 def format_citation(index: Index, f: Found, style: str = "zh", script: str | None = None) -> str:
     """A citation of ``f`` in ``style`` (zh, chicago, bibtex, csl-json); with a page in the cited
     printed edition, the edition and the page are part of it. ``script`` (hans, hant) writes it in
@@ -179,35 +222,47 @@ def format_citation(index: Index, f: Found, style: str = "zh", script: str | Non
 
     if style == "zh":
         return cs(f"{f.citation}（{f.ref}）") + (f"；{edition_citation(index, f, script)}" if ed else "")
+    author = author_of(index, f.layer)
+    date = ed.date if ed is not None else ""
     if style == "chicago":
-        out = cs(f"{work} 儀禮 [Yili], “{title}” [chapter {number}], sec. {f.section} ({f.ref}), {layer_en}. "
+        out = cs((f"{author}. " if author else "")
+                 + f"{work} 儀禮 [Yili], “{title}” [chapter {number}], sec. {f.section} ({f.ref}), {layer_en}. "
                  f"yili-corpus TEI edition, tei/yili-{index.meta.get('chapter', '')}.xml.")
         if ed is not None:
-            out += es(f" In {ed.title}, {ed.juan}, {ed.chapter}, {ed.name or ed.series}, {LEAF}{pages}"
+            out += es(f" In {ed.title}, {ed.juan}, {ed.chapter}, {ed.name or ed.series}"
+                      + (f" ({ed.date_text}, {ed.date})" if ed.date else "") + f", {LEAF}{pages}"
                       + "".join(f", {x}" for x in (ed.publisher, ed.url) if x)
                       + (f" ({ed.licence})" if ed.licence else "") + ".")
         return out
     key = f.ref.replace(".", "-").replace("@", "-")
     if style == "bibtex":
-        fields = [("title", cs(f"{work}·{title}, 第{f.section}节")), ("note", cs(f"{f.ref}, {layer_en}: 「{f.match}」")),
-                  ("howpublished", "yili-corpus TEI edition")]
+        fields = [("author", cs(author)), ("title", cs(f"{work}·{title}, 第{f.section}节")),
+                  ("note", cs(f"{f.ref}, {layer_en}: 「{f.match}」")), ("howpublished", "yili-corpus TEI edition"),
+                  ("work", cs(work)), ("part", cs(title)), ("number", str(number)), ("section", str(f.section)),
+                  ("layer", f.layer), ("type", cs(layer_of(f.layer).name))]
         if ed is not None:
             fields += [("booktitle", es(ed.title)), ("chapter", es(f"{ed.juan}《{ed.chapter}》")),
-                       ("edition", es(ed.name)), ("series", es(ed.series)), ("pages", pages.replace("–", "--")),
+                       ("edition", es(ed.name)), ("series", es(ed.series)), ("year", date),
+                       ("date", date), ("origdate", es(ed.date_text)), ("pages", pages.replace("–", "--")),
                        ("publisher", es(ed.publisher)), ("url", ed.url),
                        ("addendum", ", ".join(x for x in (ed.licence, ed.licence_url) if x))]
-        body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields if v)
+        body = ",\n".join(f"  {k} = {{{_bib(v)}}}" for k, v in fields if v)
         return f"@misc{{{key},\n{body}\n}}"
     if style == "csl-json":
         item: dict[str, Any] = {
             "id": key, "type": "classic", "title": cs(f"{work}·{title}"), "section": str(f.section),
             "locator": f.ref, "note": cs(f"{layer_en}: {f.match}"), "publisher": "yili-corpus TEI edition",
+            "chapter-number": str(number), "genre": cs(layer_of(f.layer).name), "dimensions": f.layer,
         }
+        if author:
+            item["author"] = [{"literal": cs(author)}]
         if ed is not None:
             item.update({"container-title": es(ed.title), "volume": es(ed.juan), "part-title": es(ed.chapter),
                          "collection-title": es(ed.series), "edition": es(ed.name), "page": pages,
                          "publisher": es(ed.publisher), "URL": ed.url, "version": ed.commit,
                          "source": "yili-corpus TEI edition"})
+            if ed.date:
+                item["issued"] = {"date-parts": [[int(ed.date[:4])]]} if ed.date[:4].isdigit() else {"literal": ed.date}
             if ed.licence:
                 item["custom"] = {"license": ed.licence, "license-url": ed.licence_url}
             item = {k: v for k, v in item.items() if v}

@@ -47,6 +47,10 @@ class SourceEntry:
     series: str = ""
     edition_name: str = ""
     publisher: str = ""
+    #: when the printed edition was made: an ISO date (``1776``) and the date as it says it
+    #: (``乾隆四十一年九月``)
+    edition_date: str = ""
+    edition_date_text: str = ""
 
     def path(self, corpus_dir: Path) -> Path:
         return corpus_dir / self.file
@@ -161,7 +165,8 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
                     edition_title=s.get("edition_title", ""),
                     juan=s.get("juan", ""), edition_chapter=s.get("edition_chapter", ""),
                     series=s.get("series", ""), edition_name=s.get("edition_name", ""),
-                    publisher=s.get("publisher", ""),
+                    publisher=s.get("publisher", ""), edition_date=s.get("edition_date", ""),
+                    edition_date_text=s.get("edition_date_text", ""),
                 )
             )
     except (KeyError, TypeError, ValueError) as exc:
@@ -170,7 +175,8 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
     strings += [x for s in m.sources for x in (s.id, s.file, s.format, s.description, s.sha256, s.edition, *s.layers,
                                                 *s.held, s.repository, s.commit, s.licence, s.licence_url,
                                                 s.attribution, s.script, s.edition_title, s.juan, s.edition_chapter,
-                                                s.series, s.edition_name, s.publisher)]
+                                                s.series, s.edition_name, s.publisher, s.edition_date,
+                                                s.edition_date_text)]
     if not all(isinstance(x, str) for x in strings):
         raise DataError("manifest entry of the wrong type: ids, titles, files, formats, layers and sha256 are "
                         "strings", str(path))

@@ -202,7 +202,8 @@ def edition_of(s: SourceEntry) -> Edition | None:
     if not s.edition_title:
         return None
     return Edition(s.edition_title, s.juan, s.edition_chapter, s.series, s.edition_name, s.publisher,
-                   s.repository, s.commit, s.licence, s.licence_url, s.attribution)
+                   s.repository, s.commit, s.licence, s.licence_url, s.attribution, s.edition_date,
+                   s.edition_date_text)
 
 
 class _Pages:

@@ -171,6 +171,7 @@ class _Reader:
             return None
         ref = b.find("t:ref[@type='repository']", NS)
         lic = b.find("t:availability/t:licence", NS)
+        date = b.find("t:date[@type='edition']", NS)
         return Edition(
             b.findtext("t:title[@level='m']", "", NS), b.findtext("t:biblScope[@unit='juan']", "", NS),
             b.findtext("t:title[@level='a']", "", NS), b.findtext("t:series/t:title", "", NS),
@@ -178,6 +179,7 @@ class _Reader:
             ref.get("target", "") if ref is not None else "", b.findtext("t:idno[@type='commit']", "", NS),
             (lic.text or "") if lic is not None else "", lic.get("target", "") if lic is not None else "",
             b.findtext("t:note[@type='attribution']", "", NS),
+            date.get("when", "") if date is not None else "", (date.text or "") if date is not None else "",
         )
 
     def line(self, e: etree._Element) -> int | None:

@@ -171,6 +171,8 @@ def _edition(parent: etree._Element, e: Edition) -> None:
         _el(_el(b, "series"), "title", {"level": "s"}, e.series)
     if e.publisher:
         _el(b, "publisher", None, e.publisher)
+    if e.date:
+        _el(b, "date", {"type": "edition", "when": e.date}, e.date_text or e.date)
     if e.url:
         _el(b, "ref", {"type": "repository", "target": e.url}, e.url)
     if e.commit:
