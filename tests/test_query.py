@@ -226,7 +226,8 @@ def test_export_html_parses(tmp_path: Path) -> None:
     doc = lxml_html.fromstring(out.read_text(encoding="utf-8"))
     assert doc.findtext(".//h1").startswith("《仪礼·乡射礼》")
     assert "司正为司马" in out.read_text(encoding="utf-8")
-    assert len(doc.findall(".//table")) == 2
+    assert len(doc.findall(".//section")) == 2 and not doc.findall(".//table")
+    assert doc.get_element_by_id("xiangsheli.17.2.2").text_content().startswith("2弟子说束")  # a clause anchor
 
 
 def test_export_tei_validates(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Export a range of sections and layers as parallel text (``yili export``).
 
 Formats: ``tsv``, ``csv`` (a row a paragraph, a column a layer), ``md`` (a parallel table a
-section), ``html`` (one standalone page, the layers side by side), ``json``, ``tei`` (a TEI subset:
+section), ``html`` (one standalone page laid out as an 注疏 edition: :mod:`.html`, on :mod:`.layout`), ``json``, ``tei`` (a TEI subset:
 the header and the chosen sections and layers, valid against tei_all), ``latex`` (parallel
 columns with ``longtable``, for XeLaTeX with ctex).
 """
@@ -9,7 +9,6 @@ columns with ``longtable``, for XeLaTeX with ctex).
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 from pathlib import Path
@@ -22,6 +21,7 @@ from ..layers import KEYS, LAYERS, TEXT_KEYS
 from ..layers import name as layer_title
 from ..query.refs import Address
 from ..query.show import Passage
+from .html import to_html
 
 FORMATS = ("tsv", "csv", "md", "html", "json", "tei", "latex")
 
@@ -73,38 +73,6 @@ def to_md(doc: Document, sections: list[int], layers: list[str]) -> str:
         cells = ["<br>".join(x.replace("|", "\\|").replace("\n", " ") for x in r["layers"].get(c, [])) for c in cols]
         out.append(f"| {r['ref']} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
-
-
-def to_html(doc: Document, sections: list[int], layers: list[str]) -> str:
-    rs = rows(doc, sections, layers)
-    cols = _columns(rs, layers)
-    e = html.escape
-    title = f"《{doc.work}·{doc.chapter}》第{sections[0]}–{sections[-1]}节"
-    parts = [
-        "<!DOCTYPE html>", '<html lang="zh-Hans">', "<head>", '<meta charset="utf-8">', f"<title>{e(title)}</title>",
-        "<style>body{font-family:serif;max-width:1200px;margin:2em auto;line-height:1.7}"
-        "table{border-collapse:collapse;width:100%}td,th{border-top:1px solid #ccc;padding:.4em .6em;vertical-align:top}"
-        "th{text-align:left;background:#f4f1ea}td.ref{font-family:monospace;font-size:.8em;color:#666}"
-        "td.jing,td.ji{font-size:1.15em}p{margin:.2em 0}</style>",
-        "</head>", "<body>", f"<h1>{e(title)}</h1>",
-        f"<p>From the yili-corpus TEI edition. Layers: {e('、'.join(layer_title(c) for c in cols))}.</p>",
-    ]
-    cur = None
-    for r in rs:
-        if r["section"] != cur:
-            if cur is not None:
-                parts.append("</table>")
-            cur = r["section"]
-            parts.append(f'<h2 id="s{cur}">第{cur}节 {e(r["title"])}</h2>')
-            parts.append("<table><tr><th>ref</th>" + "".join(f"<th>{e(layer_title(c))}</th>" for c in cols) + "</tr>")
-        cells = "".join(
-            f'<td class="{c}">' + "".join(f"<p>{e(x)}</p>" for x in r["layers"].get(c, [])) + "</td>" for c in cols
-        )
-        parts.append(f'<tr><td class="ref">{e(r["ref"])}</td>{cells}</tr>')
-    if cur is not None:
-        parts.append("</table>")
-    parts += ["</body>", "</html>"]
-    return "\n".join(parts) + "\n"
 
 
 def to_json(doc: Document, sections: list[int], layers: list[str]) -> str:
