@@ -85,6 +85,7 @@ ol.app li:target,ol.notes li:target{background:#fff2b3}
  .shu{font-size:8.5pt;line-height:1.45;margin:.2em 0 .3em}
  ol.notes,ol.app{font-size:8pt;line-height:1.4}
  .side{font-size:9pt}
+ .para{grid-template-columns:minmax(0,var(--main)) minmax(0,var(--side))}
  li,.clause{break-inside:avoid}
  a{color:inherit}
 }
@@ -219,7 +220,8 @@ class _Page:
                     head = f"<h3>{_e(layer_name(lay))}</h3>" if len(self.lay.side) > 1 else ""
                     sents = "".join(f'<span data-clauses="{_e(" ".join(x["clauses"]))}">{_e(x["text"])}</span>'
                                     for x in b.sentences) or _e(b.text)
-                    cols.append(f'<div class="trans l-{slug(lay)}" id="{_e(b.ref)}">{head}{sents}</div>')
+                    bid = f' id="{_e(b.ref)}"' if b.part == 0 else ""
+                    cols.append(f'<div class="trans l-{slug(lay)}"{bid}>{head}{sents}</div>')
             side = '<div class="side">' + "".join(cols) + "</div>"
         pid = f'<div class="pid">{_e(p.id)}</div>'
         return f'<div class="para" id="{_e(p.id)}"><div class="main">{pid}{"".join(body)}</div>{side}</div>'

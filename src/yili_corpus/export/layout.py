@@ -80,6 +80,8 @@ class Block:
     head: str = ""
     #: a translation's sentences: {"n", "text", "clauses"}
     sentences: list[dict[str, Any]] = field(default_factory=list)
+    #: a translation set beside several paragraphs: which part of the unit this is (0: the first)
+    part: int = 0
 
     @property
     def base(self) -> str:
@@ -220,6 +222,35 @@ def _block(p: Passage, u: Unit) -> Block:
     return b
 
 
+def _by_paragraph(b: Block, home: ParagraphLayout, where: dict[str, tuple[ParagraphLayout, ClauseItem]],
+                  ) -> list[tuple[ParagraphLayout, Block]]:
+    """A translation cut by the paragraphs its sentences render: each sentence beside the
+    paragraph of the first clause it is linked to (a sentence without a link stays with the one
+    before it), so a translation unit that spans paragraphs stands beside each of them."""
+    if not b.sentences:
+        return [(home, b)]
+    groups: list[tuple[ParagraphLayout, list[dict[str, Any]]]] = []
+    cur = home
+    for sent in b.sentences:
+        cid = next((c for c in sent["clauses"] if c in where), None)
+        if cid is not None:
+            cur = where[cid][0]
+        if groups and groups[-1][0] is cur:
+            groups[-1][1].append(sent)
+        else:
+            groups.append((cur, [sent]))
+    out = []
+    for i, (pl, sents) in enumerate(groups):
+        text = "".join(x["text"] for x in sents)
+        part = Block(layer=b.layer, ref=b.ref, text=text, pieces=[Piece(text)], witness=b.witness, pages=b.pages,
+                     first=b.first, last=b.last, quote=b.quote, n=b.n, sentences=sents, part=i)
+        out.append((pl, part))
+    if b.apparatus:
+        out[-1][1].apparatus = b.apparatus
+        out[-1][1].pieces.append(Piece("", 0))
+    return out
+
+
 def layout(doc: Document, sections: list[int], layers: list[str], script: str = "hans") -> Layout:
     """The layout of ``sections`` with ``layers`` (keys; overlays' ``trans:NAME``/``zhu:NAME``
     too), in ``script``."""
@@ -263,7 +294,8 @@ def layout(doc: Document, sections: list[int], layers: list[str], script: str = 
                 if u.attrs.get("summary_of") or u.id in summary:
                     sl.summary.append(b)
                 elif base in BESIDE:
-                    pl.beside.setdefault(u.layer, []).append(b)
+                    for bpl, part in _by_paragraph(b, pl, where):
+                        bpl.beside.setdefault(u.layer, []).append(part)
                 elif base in NOTES:
                     apl, ac = anchor
                     apl.notes.append(b)
