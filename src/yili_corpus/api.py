@@ -259,14 +259,17 @@ class Corpus:
         out["coverage"] = coverage(out)  # which sections have which layers (yili stats, README)
         return out
 
-    def export(self, fmt: str, sections: str | None = None, layers: list[str] | None = None) -> str:
-        """The export of a section range and layers in ``fmt`` (see :mod:`yili_corpus.export`)."""
+    def export(self, fmt: str, sections: str | None = None, layers: list[str] | None = None,
+               notices: list[str] | None = None) -> str:
+        """The export of a section range and layers in ``fmt`` (see :mod:`yili_corpus.export`);
+        a layer asked for that has no text in the range adds a line to ``notices`` (the export is
+        "" when none has any)."""
         from .export import FORMATS, render
 
         if fmt not in FORMATS:
             raise UsageError(f"unknown format {fmt!r}; formats are {', '.join(FORMATS)}")
         secs = self.sections(sections) or sorted(self.index.sections)
-        return render(self.document, self.tei, fmt, secs, self.layers(layers))
+        return render(self.document, self.tei, fmt, secs, self.layers(layers), notices)
 
 
 def load(tei: str | Path | None = None, overlays: str | Path | None = None, chapter: str | None = None) -> Corpus:

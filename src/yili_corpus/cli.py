@@ -379,6 +379,9 @@ def export(ctx: click.Context, section: str | None, layers: tuple[str, ...], fmt
       yili export --section 16-22 --format md
       yili export --section 17 --layer jing --layer trans --format html -o handout.html
       yili export --section 52-53 --format tei -o ji.xml --force
+
+    A layer asked for that has no text in the range is left out with a notice on stderr; when
+    none has any, nothing is written and the exit code is 1.
     """
     from .files import check_target, write_atomic
 
@@ -386,7 +389,12 @@ def export(ctx: click.Context, section: str | None, layers: tuple[str, ...], fmt
     if output:
         check_target(output, force)  # before the export is made: a bad destination costs nothing
     c = _corpus(ctx)
-    text = c.export(fmt, sections=section, layers=list(layers) or None)
+    notices: list[str] = []
+    text = c.export(fmt, sections=section, layers=list(layers) or None, notices=notices)
+    for n in notices:  # a layer with no text in the range: one line each, on stderr
+        click.echo(f"yili: notice: {n}", err=True)
+    if not text:  # nothing asked for has text here: nothing written
+        ctx.exit(1)
     if p is None:
         click.echo(text, nl=False)
         return

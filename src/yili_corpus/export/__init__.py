@@ -1,7 +1,7 @@
 """Export a range of sections and layers as parallel text (``yili export``).
 
 Formats: ``tsv``, ``csv`` (a row a paragraph, a column a layer), ``md`` (a parallel table a
-section), ``html`` (one standalone page, the layers side by side), ``json``, ``tei`` (a TEI subset:
+section), ``html`` (one standalone page laid out as an 注疏 edition: :mod:`.html`, on :mod:`.layout`), ``json``, ``tei`` (a TEI subset:
 the header and the chosen sections and layers, valid against tei_all), ``latex`` (parallel
 columns with ``longtable``, for XeLaTeX with ctex).
 """
@@ -9,7 +9,6 @@ columns with ``longtable``, for XeLaTeX with ctex).
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 from pathlib import Path
@@ -18,10 +17,11 @@ from typing import Any
 from lxml import etree
 
 from ..document import Document
-from ..layers import KEYS, LAYERS, TEXT_KEYS
+from ..layers import KEYS, LAYERS, TEXT_KEYS, is_overlay, ordered
 from ..layers import name as layer_title
 from ..query.refs import Address
 from ..query.show import Passage
+from .html import to_html
 
 FORMATS = ("tsv", "csv", "md", "html", "json", "tei", "latex")
 
@@ -60,51 +60,62 @@ def to_table(doc: Document, sections: list[int], layers: list[str], sep: str) ->
     return buf.getvalue()
 
 
+def _md_cell(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip()
+
+
 def to_md(doc: Document, sections: list[int], layers: list[str]) -> str:
-    rs = rows(doc, sections, layers)
-    cols = _columns(rs, layers)
-    out = [f"# 《{doc.work}·{doc.chapter}》 {sections[0]}–{sections[-1]}", ""]
-    cur = None
-    for r in rs:
-        if r["section"] != cur:
-            cur = r["section"]
-            out += ["", f"## 第{cur}节 {r['title']}", "", "| ref | " + " | ".join(layer_title(c) for c in cols) + " |",
-                    "|---|" + "---|" * len(cols)]
-        cells = ["<br>".join(x.replace("|", "\\|").replace("\n", " ") for x in r["layers"].get(c, [])) for c in cols]
-        out.append(f"| {r['ref']} | " + " | ".join(cells) + " |")
+    """A parallel table a section (a row a paragraph, a column a layer that has text in the range),
+    laid out by :mod:`.layout` (a 注 in the row of the clause it follows); each apparatus entry a
+    footnote (``[^n]``) after its clause or 注, listed under the section's table."""
+    from .html import app_note
+    from .layout import Block, Piece, layout
+
+    lay = layout(doc, sections, layers)
+    rng = f"{sections[0]}–{sections[-1]}" if sections[0] != sections[-1] else str(sections[0])
+    out = [f"# 《{doc.work}·{doc.chapter}》第{rng}节"]
+    k = 0
+    notes: list[str] = []  # the footnotes of the section being written
+
+    def text(pieces: list[Piece], apparatus: list[dict[str, Any]]) -> str:
+        nonlocal k
+        body = "".join(x.text for x in pieces)
+        for x in pieces:
+            if x.app is not None:
+                k += 1
+                body += f"[^{k}]"
+                notes.append(f"[^{k}]: {_md_cell(app_note(apparatus[x.app]))}")
+        return _md_cell(body)
+
+    def blocks(bs: list[Block]) -> list[str]:
+        return [(f"〔{b.n}〕" if b.base == "note" and b.n else "") + text(b.pieces, b.apparatus) for b in bs]
+
+    for s in lay.sections:
+        out += ["", f"## 第{s.n}节 {s.title}", ""]
+        for b in s.summary:
+            out.append(f"> {text(b.pieces, b.apparatus)}")
+        if s.summary:
+            out.append("")
+        have = {s.layer} | {b.layer for p in s.paragraphs for x in p.clauses for b in x.inline + x.after}
+        have |= {b.layer for p in s.paragraphs for b in p.notes} | {lk for p in s.paragraphs for lk in p.beside}
+        cols = [c for c in lay.layers if c in have]  # no empty column: the section's own layers
+        if not cols:
+            continue
+        out += ["| ref | " + " | ".join(layer_title(c) for c in cols) + " |", "|---|" + "---|" * len(cols)]
+        for p in s.paragraphs:
+            cells = []
+            for c in cols:
+                if c == p.layer:
+                    cells.append("　".join(f"<sup>{x.n}</sup>{text(x.pieces, x.apparatus)}" for x in p.clauses))
+                    continue
+                found = [b for x in p.clauses for b in x.inline + x.after if b.layer == c]
+                found += [b for b in p.notes if b.layer == c] + p.beside.get(c, [])
+                cells.append("<br>".join(blocks(found)))
+            out.append(f"| {p.id} | " + " | ".join(cells) + " |")
+        if notes:
+            out += [""] + notes
+            notes.clear()
     return "\n".join(out) + "\n"
-
-
-def to_html(doc: Document, sections: list[int], layers: list[str]) -> str:
-    rs = rows(doc, sections, layers)
-    cols = _columns(rs, layers)
-    e = html.escape
-    title = f"《{doc.work}·{doc.chapter}》第{sections[0]}–{sections[-1]}节"
-    parts = [
-        "<!DOCTYPE html>", '<html lang="zh-Hans">', "<head>", '<meta charset="utf-8">', f"<title>{e(title)}</title>",
-        "<style>body{font-family:serif;max-width:1200px;margin:2em auto;line-height:1.7}"
-        "table{border-collapse:collapse;width:100%}td,th{border-top:1px solid #ccc;padding:.4em .6em;vertical-align:top}"
-        "th{text-align:left;background:#f4f1ea}td.ref{font-family:monospace;font-size:.8em;color:#666}"
-        "td.jing,td.ji{font-size:1.15em}p{margin:.2em 0}</style>",
-        "</head>", "<body>", f"<h1>{e(title)}</h1>",
-        f"<p>From the yili-corpus TEI edition. Layers: {e('、'.join(layer_title(c) for c in cols))}.</p>",
-    ]
-    cur = None
-    for r in rs:
-        if r["section"] != cur:
-            if cur is not None:
-                parts.append("</table>")
-            cur = r["section"]
-            parts.append(f'<h2 id="s{cur}">第{cur}节 {e(r["title"])}</h2>')
-            parts.append("<table><tr><th>ref</th>" + "".join(f"<th>{e(layer_title(c))}</th>" for c in cols) + "</tr>")
-        cells = "".join(
-            f'<td class="{c}">' + "".join(f"<p>{e(x)}</p>" for x in r["layers"].get(c, [])) + "</td>" for c in cols
-        )
-        parts.append(f'<tr><td class="ref">{e(r["ref"])}</td>{cells}</tr>')
-    if cur is not None:
-        parts.append("</table>")
-    parts += ["</body>", "</html>"]
-    return "\n".join(parts) + "\n"
 
 
 def to_json(doc: Document, sections: list[int], layers: list[str]) -> str:
@@ -214,12 +225,42 @@ def _readable_glyphs(root: Any, t: str) -> None:
         g.text = std.get((g.get("ref") or "").lstrip("#"), UNRESOLVED_MARK)
 
 
-def render(doc: Document, tei_path: Path, fmt: str, sections: list[int], layers: list[str] | None) -> str:
-    """The export of ``sections`` and ``layers`` in ``fmt``."""
-    lays = [x for x in KEYS if x in (layers or KEYS)]
-    if TEXT_KEYS[0] in lays:  # the 经 asked for: a section's own base text (the 记) comes with it
-        text_of = {s.layer for s in (doc.section(n) for n in sections) if s is not None}
-        lays = [x for x in KEYS if x in lays or x in text_of]
+def present(doc: Document, sections: list[int]) -> set[str]:
+    """The layers that have text in ``sections`` (their base text, every unit's layer)."""
+    have: set[str] = set()
+    for n in sections:
+        sec = doc.section(n)
+        if sec is not None:
+            have.add(sec.layer)
+            have.update(u.layer for p in sec.paragraphs for u in p.units)
+    return have
+
+
+def span(sections: list[int]) -> str:
+    """``§21`` or ``§16–22`` (a notice's range)."""
+    return f"§{sections[0]}" if sections[0] == sections[-1] else f"§{sections[0]}–{sections[-1]}"
+
+
+def render(doc: Document, tei_path: Path, fmt: str, sections: list[int], layers: list[str] | None,
+           notices: list[str] | None = None) -> str:
+    """The export of ``sections`` and ``layers`` in ``fmt`` (None: every layer, the overlays'
+    included). A layer asked for that has no text in the range is left out with a line in
+    ``notices``; when none of them has any, the export is empty ("")."""
+    have = present(doc, sections)
+    if layers:
+        asked = ordered(layers)
+        lays = list(asked)
+        if any(x in TEXT_KEYS for x in asked):  # the 经 asked for: a section's own base text (the 记) comes with it
+            lays = ordered(set(lays) | (have & set(TEXT_KEYS)))
+        gone = [x for x in asked if x not in have and not (x in TEXT_KEYS and have & set(TEXT_KEYS))]
+        for x in gone:
+            if notices is not None:
+                notices.append(f"{layer_title(x)} ({x}) has no text in {span(sections)}; left out of the export")
+        lays = [x for x in lays if x in have]
+        if not lays:
+            return ""
+    else:
+        lays = ordered(set(KEYS) | {x for x in have if is_overlay(x)})
     if fmt == "tsv":
         return to_table(doc, sections, lays, "\t")
     if fmt == "csv":
