@@ -21,10 +21,12 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from ..document import App, Clause, Document, Glyph, Paragraph, Ref, Unit, glyph_text, in_script
-from ..layers import is_text
+from ..document import Document
+from ..errors import UsageError
+from ..layers import KAOZHENG
 from ..layers import name as layer_name
-from ..query.apparatus import NOTHING, entry
+from ..query.apparatus import NOTHING
+from .layout import Block, ParagraphLayout, Piece, layout
 
 #: The environment variable naming a CJK main font to try first.
 FONT_ENV = "YILI_LATEX_FONT"
@@ -32,17 +34,11 @@ FONT_ENV = "YILI_LATEX_FONT"
 #: CJK main fonts, in the order the template tries them (the first installed is used). Noto
 #: Serif CJK SC (Debian: fonts-noto-cjk) has every character of the corpus but 2 of Ext B;
 #: Source Han Serif is the same design under Adobe's name; FandolSong comes with TeX Live.
-MAIN_FONTS: tuple[str, ...] = ("Noto Serif CJK SC", "Source Han Serif SC", "FandolSong")
+MAIN_FONTS: tuple[str, ...] = ("Noto Serif CJK SC", "Source Han Serif SC", "FandolSong-Regular.otf")
 
 #: Fallback fonts for the characters the main font lacks (Ext A–G): HanaMinA/HanaMinB (Debian:
 #: fonts-hanazono) cover CJK Ext A and Ext B–F; Noto Serif CJK TC/JP add forms the SC font lacks.
 FALLBACK_FONTS: tuple[str, ...] = ("HanaMinA", "HanaMinB", "Noto Serif CJK TC", "Noto Serif CJK JP")
-
-#: The Latin font candidates (pinyin with tones: àìòùūǔ; the Noto CJK fonts have them).
-LATIN_FONTS: tuple[str, ...] = ("Noto Serif", "Noto Serif CJK SC", "Source Han Serif SC", "Latin Modern Roman")
-
-#: The layers given as blocks after a paragraph, in reading order (the 注 goes inside it).
-AFTER = ("yinyi", "shu", "kaozheng")
 
 #: TeX's special characters and what stands for each in the text.
 _ESC = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -61,6 +57,9 @@ def tex(s: str) -> str:
 def main_fonts(env: dict[str, str] | None = None) -> list[str]:
     """The CJK main font candidates: ``$YILI_LATEX_FONT`` (if set) before :data:`MAIN_FONTS`."""
     own = (os.environ if env is None else env).get(FONT_ENV, "").strip()
+    bad = sorted({c for c in own if c in _ESC})
+    if bad:
+        raise UsageError(f"${FONT_ENV}={own!r}: a font name cannot hold {' '.join(bad)}")
     return ([own] if own else []) + [f for f in MAIN_FONTS if f != own]
 
 
@@ -86,11 +85,11 @@ def preamble(title: str, env: dict[str, str] | None = None) -> list[str]:
         r"\usepackage{xcolor}",
         r"% the fonts: main CJK font, then the fallbacks for what it lacks (Ext A–G)",
         *_choose("yiliCJKmain", mains, mains[-1]),
-        *_choose("yiliLatin", LATIN_FONTS, LATIN_FONTS[-1]),
-        r"\setmainfont{\yiliLatin}",
         r'\xeCJKDeclareCharClass{CJK}{"25A0 -> "25FF, "00A7, "00B6, "00D7}',  # ○ ● ■ □ § ¶ ×
-        r"\setCJKmainfont{\yiliCJKmain}[AutoFallBack=true]",
-        r"\setCJKfallbackfamilyfont{\CJKrmdefault}{"
+        r"\setCJKmainfont{\yiliCJKmain}",
+        r"\setCJKsansfont{\yiliCJKmain}",
+        r"\setCJKmonofont{\yiliCJKmain}",
+        r"\setCJKfallbackfamilyfont{rm}{"
         + ",".join(rf"{{{f}}}" for f in FALLBACK_FONTS) + "}",
         r"\xeCJKsetup{AutoFallBack=true}",
         r"% the layers: 经/记 large, 注 smaller after its words, 疏 and notes smaller after the passage",
@@ -98,7 +97,10 @@ def preamble(title: str, env: dict[str, str] | None = None) -> list[str]:
         r"\newcommand\cn[1]{\textsuperscript{\textcolor{gray}{\tiny #1}}}",
         r"\newcommand\zhu[1]{{\small\textcolor{black!75}{〔#1〕}}}",
         r"\newenvironment{after}[1]{\par\smallskip\small\leftskip=2em\noindent\textbf{#1}\ }{\par}",
-        r"\newenvironment{trans}{\par\smallskip\leftskip=2em\rightskip=1em\noindent\textbf{今译}\ }{\par}",
+        r"\newenvironment{trans}[1]{\par\smallskip\leftskip=2em\rightskip=1em\noindent"
+        r"\textcolor{black!80}{\textbf{#1}}\ }{\par}",
+        r"\newcommand\nmark[1]{\textsuperscript{\textcolor{gray}{\tiny〔#1〕}}}",
+        r"\newenvironment{witnesses}{\begin{description}\small}{\end{description}}",
         r"\newcommand\pref[1]{\par\medskip\noindent{\footnotesize\ttfamily\textcolor{gray}{#1}}\par\nopagebreak}",
         r"\setlength{\parindent}{0pt}",
         r"\linespread{1.25}",
@@ -109,84 +111,94 @@ def preamble(title: str, env: dict[str, str] | None = None) -> list[str]:
 
 
 class _Writer:
-    """The LaTeX of a document's sections: the footnotes of the apparatus as it goes."""
+    """The LaTeX of a :class:`~yili_corpus.export.layout.Layout`, block by block."""
 
-    def __init__(self, doc: Document) -> None:
-        self.doc = doc
-        self.chars = doc.char_map
-        order = [c.id for s in doc.sections for p in s.paragraphs for c in p.clauses]
-        self.pos = {c: i for i, c in enumerate(order)}
-
-    # -- inline content ------------------------------------------------------------------------
-    def inline(self, content: Iterable[Any], own: str, lang: str | None = None) -> str:
-        """Inline content as TeX: glyphs as a reader reads them, each apparatus entry its lemma
-        with its footnote (when another witness reads otherwise)."""
+    def pieces(self, pieces: list[Piece], apparatus: list[dict[str, Any]], rest: bool = True) -> str:
+        r"""Text pieces as TeX, each apparatus entry a ``\footnote`` at its lemma; an end marker
+        (a piece of no text) carries the entries no lemma carries (a 疏's, whose parts are read
+        whole), in one footnote (``rest``: they go there)."""
+        marked = {x.app for x in pieces if x.app is not None and x.text}
         out = []
-        for x in content:
-            if isinstance(x, str):
-                out.append(tex(in_script(x, lang, "hans")))
-            elif isinstance(x, Glyph):
-                out.append(tex(glyph_text(x, self.chars)))
-            elif isinstance(x, Ref):
-                out.append(tex(x.text))
-            elif isinstance(x, App):
-                out.append(tex(in_script(x.lem, lang, "hans")) + self.footnote(x, own))
+        for x in pieces:
+            out.append(tex(x.text))
+            if x.app is None:
+                continue
+            if x.text:
+                out.append(footnote([apparatus[x.app]]))
+            elif rest:
+                out.append(footnote([e for k, e in enumerate(apparatus) if k not in marked]))
         return "".join(out)
 
-    def footnote(self, a: App, own: str) -> str:
-        r"""``\footnote{lemma］w003 reading；rule}`` for an apparatus entry, or nothing."""
-        e = entry(a, own, self.chars, "hans", self.doc.traditional)
-        return rf"\footnote{{{tex(footnote_text(e))}}}" if e is not None else ""
+    def block(self, b: Block, quotations: bool = True) -> str:
+        """A block's text (its apparatus in footnotes; a 疏's quotations of the 注 in other words
+        in a footnote of their own)."""
+        text = self.pieces(b.pieces, b.apparatus, rest=b.base != KAOZHENG)
+        if quotations and b.quotations:
+            text += rf"\footnote{{{tex('；'.join(q['text'] for q in b.quotations))}}}"
+        return text
 
-    # -- blocks ----------------------------------------------------------------------------------
-    def span(self, u: Unit) -> str:
-        """The clause numbers a unit is on: ``3`` or ``1–3`` (``52.1.95`` gives ``95``)."""
-        a, b = u.target or "", u.target_end or u.target or ""
-        na, nb = a.rsplit(".", 1)[-1], b.rsplit(".", 1)[-1]
-        return na if a == b else f"{na}–{nb}"
+    def label(self, b: Block, with_span: bool = True) -> str:
+        """``贾疏 [1–3]``: the layer's name and the clauses the block is on."""
+        name = layer_name(b.layer) + (f"〔{b.n}〕" if b.base == "note" and b.n else "")
+        if b.on_zhu:
+            name += "（注）"
+        if not with_span:
+            return tex(name)
+        first, last = b.first.rsplit(".", 1)[-1], b.last.rsplit(".", 1)[-1]
+        return tex(name) + r"\," + f"[{first}{'' if b.first == b.last else '–' + last}]"
 
-    def unit(self, u: Unit) -> str:
-        """A unit's text as TeX (a 疏's own parts, a translation's sentences)."""
-        own = u.source.split()[0].lstrip("#") if u.source else ""
-        if u.parts:
-            mine = [p for p in u.parts if p[0].startswith("on-")]
-            return "".join(self.inline(c, own, u.lang) for _r, c, _s in (mine or u.parts))
-        if u.sentences:
-            return tex("".join(s.text for s in u.sentences))
-        return self.inline(u.content, own, u.lang)
+    def inline(self, b: Block) -> str:
+        r"""A block in the flow after the words it is on: a 注 in ``\zhu``, a 音义 or 考證 with
+        its name."""
+        if b.base == "zhu":
+            return rf"\zhu{{{self.block(b)}}}"
+        return rf"\zhu{{{self.label(b, with_span=False)}\ {self.block(b)}}}"
 
-    def paragraph(self, p: Paragraph, layers: list[str]) -> list[str]:
-        """A paragraph's block: its 经/记 with each 注 after its words, then the other layers."""
+    def after(self, b: Block) -> str:
+        """A block after its passage, or under its paragraph (疏, notes, 考證)."""
+        return rf"\begin{{after}}{{{self.label(b)}}}{self.block(b)}\end{{after}}"
+
+    def paragraph(self, p: ParagraphLayout, text_shown: bool) -> list[str]:
+        """A paragraph: its 经/记 clause by clause with the 注 after the words, each 疏 after the
+        passage it closes, then the translation and the notes by their lemma."""
         out = [rf"\pref{{{tex(p.id)}}}"]
-        zhu_after: dict[str, list[Unit]] = {}
-        if "zhu" in layers:
-            for u in p.units:
-                if u.layer == "zhu":
-                    zhu_after.setdefault(u.target_end or u.target or "", []).append(u)
-        if p.layer in layers:
-            text = []
-            for c in p.clauses:
-                text.append(self.clause(c) + "".join(rf"\zhu{{{self.unit(u)}}}" for u in zhu_after.pop(c.id, [])))
-            out.append("\n".join(text) + r"\par")
-        for us in zhu_after.values():  # a 注 on words outside this paragraph's clauses
-            out.extend(rf"\zhu{{{self.unit(u)}}}" for u in us)
-        for lay in [*AFTER, *(x for x in layers if x not in AFTER and not is_text(x) and x != "zhu")]:
-            if lay not in layers:
-                continue
-            for u in p.units:
-                if u.layer != lay:
-                    continue
-                if lay.startswith("trans"):
-                    out.append(r"\begin{trans}" + self.unit(u) + r"\end{trans}")
-                    continue
-                label = layer_name(lay.split(":", 1)[0]) + (f"〔{u.n}〕" if lay == "note" and u.n else "")
-                out.append(rf"\begin{{after}}{{{tex(label)}\,[{self.span(u)}]}}" + self.unit(u) + r"\end{after}")
+        run: list[str] = []
+        for c in p.clauses:
+            if text_shown:
+                marks = "".join(rf"\nmark{{{n}}}" for n in self.note_numbers(p, c.notes))
+                run.append(rf"\cn{{{c.n}}}\jing{{{self.pieces(c.pieces, c.apparatus)}}}{marks}")
+            follow = "".join(self.inline(b) for b in c.inline)  # right after the words, no space
+            if follow:
+                run[-1:] = [(run[-1] if run else "") + follow]
+            if c.after:
+                out.append("\n".join(run) + r"\par")
+                run = []
+                out.extend(self.after(b) for b in c.after)
+        if run:
+            out.append("\n".join(run) + r"\par")
+        for bs in p.beside.values():
+            for b in bs:
+                name = layer_name(b.layer)
+                out.append(rf"\begin{{trans}}{{{tex(name)}}}{self.block(b)}\end{{trans}}")
+        out.extend(self.after(b) for b in p.notes)
         return out
 
-    def clause(self, c: Clause) -> str:
-        r"""A clause: its number, raised, and its text in the 经's type (``\jing``)."""
-        own = c.source.split()[0].lstrip("#") if c.source else ""
-        return rf"\cn{{{c.n}}}\jing{{{self.inline(c.content, own)}}}"
+    @staticmethod
+    def note_numbers(p: ParagraphLayout, refs: list[str]) -> list[str]:
+        """The numbers of the notes (``27``) whose lemma ends at a clause."""
+        by = {b.ref: b.n or "" for b in p.notes}
+        return [by[r] for r in refs if by.get(r)]
+
+
+def footnote(entries: list[dict[str, Any]]) -> str:
+    r"""``\footnote{…}`` of apparatus entries (joined by ；), or nothing."""
+    if not entries:
+        return ""
+    rules = {e.get("rule", "") for e in entries}
+    if len(entries) > 1 and len(rules) == 1:  # one rule for all (a 疏's): said once, at the end
+        said = [footnote_text({**e, "rule": ""}) for e in entries]
+        return rf"\footnote{{{tex('；'.join(said) + '。' + rules.pop())}}}"
+    return rf"\footnote{{{tex('；'.join(footnote_text(e) for e in entries))}}}"
 
 
 def footnote_text(e: dict[str, Any]) -> str:
@@ -208,16 +220,17 @@ def footnote_text(e: dict[str, Any]) -> str:
 
 def to_latex(doc: Document, sections: list[int], layers: list[str], env: dict[str, str] | None = None) -> str:
     """The sections as an 注疏 edition for XeLaTeX (see the module doc)."""
-    w = _Writer(doc)
+    lay = layout(doc, sections, layers)
+    w = _Writer()
     span = f"{sections[0]}" if sections[0] == sections[-1] else f"{sections[0]}–{sections[-1]}"
-    title = f"《{doc.work}·{doc.chapter}》第{span}节"
-    out = preamble(title, env)
-    for n in sections:
-        s = doc.section(n)
-        if s is None:
-            continue
-        out.append(rf"\subsection*{{第{n}节\quad {tex(s.title)}}}")
+    out = preamble(f"《{doc.work}·{doc.chapter}》第{span}节", env)
+    for s in lay.sections:
+        out.append(rf"\subsection*{{第{s.n}节\quad {tex(s.title)}}}")
+        out.extend(w.after(b) for b in s.summary)
         for p in s.paragraphs:
-            out.extend(w.paragraph(p, layers))
-    out.append(r"\end{document}")
+            out.extend(w.paragraph(p, s.layer in lay.layers))
+    wits = [x for x in doc.witnesses]
+    out += [r"\subsection*{校本}", r"\begin{witnesses}"]
+    out += [rf"\item[{tex(x.id)}] {tex(x.edition)}" for x in wits]
+    out += [r"\end{witnesses}", r"\end{document}"]
     return "\n".join(out) + "\n"
