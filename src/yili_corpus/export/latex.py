@@ -5,10 +5,13 @@ paragraph of the 记 of 161 clauses flows over as many pages as it needs):
 
 * the 经/记 in large type, each clause with its number (small, raised) so that a note's ``[95]``
   can be found;
-* each 注 right after the words it explains, in smaller type, between 〔〕;
-* after the paragraph, its 疏, 音义 and 考證 in smaller type, each with the clauses it is on;
-* the modern notes by their lemma (the clauses they are on), the translation after them;
-* the apparatus as footnotes at the words they are on: ``lemma］witness reading；rule``.
+* each 注 right after the words it explains, in smaller type, between 〔〕, and the 音义 and
+  考證 entries on those words after it;
+* each 疏 after the passage it explains (the text stops at its last clause and goes on after it);
+* the translation after its paragraph, the modern notes under it by their lemma (their numbers
+  raised at the clause the lemma ends on);
+* the apparatus as footnotes at the words they are on: ``lemma］witness reading；rule``; a list of
+  the witnesses at the end.
 
 The fonts are chosen by the template when it is compiled, from lists of candidates (the first
 installed one wins, see :data:`MAIN_FONTS` and :data:`FALLBACK_FONTS`); ``$YILI_LATEX_FONT``
@@ -32,12 +35,14 @@ from .layout import Block, ParagraphLayout, Piece, layout
 FONT_ENV = "YILI_LATEX_FONT"
 
 #: CJK main fonts, in the order the template tries them (the first installed is used). Noto
-#: Serif CJK SC (Debian: fonts-noto-cjk) has every character of the corpus but 2 of Ext B;
+#: Serif CJK SC (Debian: fonts-noto-cjk) has every character of the corpus but 2 of Ext B
+#: (measured with fc-match's charset against the TEI's text, docs/export.md);
 #: Source Han Serif is the same design under Adobe's name; FandolSong comes with TeX Live.
 MAIN_FONTS: tuple[str, ...] = ("Noto Serif CJK SC", "Source Han Serif SC", "FandolSong-Regular.otf")
 
 #: Fallback fonts for the characters the main font lacks (Ext A–G): HanaMinA/HanaMinB (Debian:
-#: fonts-hanazono) cover CJK Ext A and Ext B–F; Noto Serif CJK TC/JP add forms the SC font lacks.
+#: fonts-hanazono) cover CJK Ext A and Ext B (𤣥 𥜗 of the 疏); Noto Serif CJK TC/JP add forms
+#: the SC font lacks.
 FALLBACK_FONTS: tuple[str, ...] = ("HanaMinA", "HanaMinB", "Noto Serif CJK TC", "Noto Serif CJK JP")
 
 #: TeX's special characters and what stands for each in the text.
