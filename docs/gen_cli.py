@@ -54,7 +54,7 @@ SECTIONS: list[tuple[str, str, list[str], int]] = [
      "titles, clauses repeated elsewhere.",
      ["xref 52", "xref 17"], 25),
     ("export", "A section range and layers as parallel text: `tsv`, `csv`, `md`, `html` (one standalone "
-     "page), `json`, `tei` (a valid TEI subset), `latex` (longtable columns, XeLaTeX with ctex). "
+     "page), `json`, `tei` (a valid TEI subset), `latex` (an 注疏 edition for XeLaTeX, docs/export.md). "
      "`-o FILE` is written atomically and refused if it exists, unless `--force`.",
      ["export --section 17 --layer jing --layer zhu --format md", "export --section 17 --layer jing --format tsv"], 14),
     ("stats", "Units and characters (units/characters) per section and layer.", ["stats"], 12),

@@ -49,7 +49,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     before = session.config.stash.get(_BEFORE, None)
     if before is None:
         return
-    # build/ (ignored by git) is where the browser tests leave screenshots and PDFs for a person
+    # build/ (ignored by git) is where tests leave what a person should look at: the browser
+    # tests' screenshots and PDFs, the LaTeX PDF's first page
     new = sorted(f for f in _repo_files() - before if "__pycache__" not in f and not f.startswith("build/"))
     if new:
         print(f"\ntests wrote into the repository: {', '.join(new[:10])}")

@@ -1,9 +1,9 @@
 """Export a range of sections and layers as parallel text (``yili export``).
 
 Formats: ``tsv``, ``csv`` (a row a paragraph, a column a layer), ``md`` (a parallel table a
-section), ``html`` (one standalone page laid out as an 注疏 edition: :mod:`.html`, on :mod:`.layout`), ``json``, ``tei`` (a TEI subset:
-the header and the chosen sections and layers, valid against tei_all), ``latex`` (parallel
-columns with ``longtable``, for XeLaTeX with ctex).
+section), ``html`` (one standalone page laid out as an 注疏 edition: :mod:`.html`, on :mod:`.layout`), ``json``,
+``tei`` (a TEI subset: the header and the chosen sections and layers, valid against tei_all),
+``latex`` (an 注疏 edition for XeLaTeX with xeCJK: :mod:`.latex`, on :mod:`.layout`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ..layers import name as layer_title
 from ..query.refs import Address
 from ..query.show import Passage
 from .html import to_html
+from .latex import to_latex
 
 FORMATS = ("tsv", "csv", "md", "html", "json", "tei", "latex")
 
@@ -128,40 +129,6 @@ def to_json(doc: Document, sections: list[int], layers: list[str]) -> str:
         ],
     }
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-
-
-_LATEX_ESC = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-              "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
-def _tex(s: str) -> str:
-    return "".join(_LATEX_ESC.get(c, c) for c in s)
-
-
-def to_latex(doc: Document, sections: list[int], layers: list[str]) -> str:
-    rs = rows(doc, sections, layers)
-    cols = _columns(rs, layers)
-    width = f"{0.9 / max(1, len(cols)):.3f}"
-    spec = "".join(f"p{{{width}\\linewidth}}" for _ in cols)
-    out = [
-        r"\documentclass[UTF8,a4paper,landscape]{ctexart}", r"\usepackage{longtable}",
-        r"\usepackage[margin=1.5cm]{geometry}", r"\begin{document}",
-        rf"\section*{{《{_tex(doc.work)}·{_tex(doc.chapter)}》第{sections[0]}–{sections[-1]}节}}",
-    ]
-    cur = None
-    for r in rs:
-        if r["section"] != cur:
-            if cur is not None:
-                out.append(r"\end{longtable}")
-            cur = r["section"]
-            out.append(rf"\subsection*{{第{cur}节 {_tex(r['title'])}}}")
-            out.append(rf"\begin{{longtable}}{{{spec}}}")
-            out.append(" & ".join(rf"\textbf{{{layer_title(c)}}}" for c in cols) + r" \\ \hline")
-        out.append(" & ".join(r" \par ".join(_tex(x) for x in r["layers"].get(c, [])) for c in cols) + r" \\")
-    if cur is not None:
-        out.append(r"\end{longtable}")
-    out.append(r"\end{document}")
-    return "\n".join(out) + "\n"
 
 
 def to_tei(tei_path: Path, sections: list[int], layers: list[str]) -> str:
