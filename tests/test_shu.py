@@ -141,3 +141,12 @@ def test_show_gives_each_yinyi_entry_its_parts_and_each_kaozheng_its_apparatus()
     assert all(a["lemma"] == "榭" and a["readings"][0]["text"] == "谢" for a in e["apparatus"])
     out = CliRunner().invoke(main, ["show", "20", "--layer", "kaozheng"]).output
     assert "校  注 榭］w003 谢" in out
+
+
+def test_a_w003_block_id_still_resolves_to_the_shu_it_was_collated_into() -> None:
+    r = CliRunner().invoke(main, ["show", "xiangsheli.w003.shu3", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["ref"] == "xiangsheli.17.2@shu" and d["layers"]["shu"][0]["text"].startswith("注释曰上张矦时")
+    tei = (ROOT / "tei" / "yili-xiangsheli.xml").read_text(encoding="utf-8")
+    assert '<ab type="lemma" xml:id="xiangsheli.w003.shu3"' in tei

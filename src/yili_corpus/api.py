@@ -88,12 +88,17 @@ class Corpus:
 
     def _unit_ref(self, text: str, chapter: str) -> Address | None:
         """A unit's id as commands print it (``xiangsheli.w005.zhu113``, ``xiangsheli.w005.kz1``,
-        ``xiangsheli.w005.yinyi1.1``): the paragraph the unit is attached to, in the unit's layer.
+        ``xiangsheli.w005.yinyi1.1``; a w003 疏 block's, ``xiangsheli.w003.shu3``, names the 四库
+        block it was collated into): the paragraph the unit is attached to, in the unit's layer.
         None if ``text`` is no unit's id."""
         if not chapter or not text.startswith(chapter + "."):
             return None
         row = self.index.con.execute("SELECT section, paragraph, layer FROM units WHERE unit = ? LIMIT 1",
                                      (text,)).fetchone()
+        if row is None:  # a block collated into another witness's (xiangsheli.w003.shu3)
+            row = self.index.con.execute(
+                "SELECT u.section, u.paragraph, u.layer FROM aliases a JOIN units u ON u.unit = a.unit "
+                "WHERE a.alias = ? LIMIT 1", (text,)).fetchone()
         if row is None:
             raise UsageError(f"no unit {text} in the corpus (a unit's id names its witness and layer: "
                              f"{chapter}.w005.zhu113)") if re.match(rf"{re.escape(chapter)}\.w\d+\.", text) else None

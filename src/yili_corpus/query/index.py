@@ -54,7 +54,7 @@ from ..paths import cache_dir, note_once, writable_cache_dir
 # 7: sealed with a checksum (SUM_FIELDS), built without a journal; 8: pages; 9: a traditional
 # witness's 注 indexed in simplified characters; 10: glyphs as read (no private-use code point);
 # 11: clauses apart by an ideographic space (CLAUSE_SEP); 12: witness readings of the 经/记 (readings)
-INDEX_VERSION = 12
+INDEX_VERSION = 13
 #: What separates the clauses of a 经/记 paragraph where they are shown as one line (show, search):
 #: an ideographic space, which no witness writes and no reader takes for punctuation (w001's ．
 #: was shown there before the clause division from evidence).
@@ -307,6 +307,7 @@ CREATE TABLE grams (gram TEXT, unit INTEGER, layer TEXT, section INTEGER, n INTE
                     PRIMARY KEY (gram, unit)) WITHOUT ROWID;
 CREATE TABLE gramcount (gram TEXT PRIMARY KEY, units INTEGER) WITHOUT ROWID;
 CREATE TABLE sections (n INTEGER PRIMARY KEY, xml BLOB);
+CREATE TABLE aliases (alias TEXT PRIMARY KEY, unit TEXT) WITHOUT ROWID;
 CREATE TABLE readings (
   id INTEGER PRIMARY KEY, witness TEXT, section INTEGER, paragraph TEXT, layer TEXT,
   text TEXT, key TEXT, keymap BLOB, clauses TEXT, spans TEXT
@@ -368,6 +369,10 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
         for p in sec.paragraphs:
             for c in p.clauses:
                 where[c.id] = (sec.n, p.id)
+            # the ids of 疏 blocks collated into another witness's block (w003's into the 四库
+            # copy's): a reference to one still finds the passage
+            con.executemany("INSERT OR IGNORE INTO aliases VALUES (?, ?)",
+                            ((a, u.id) for u in p.units for a in u.attrs.get("merged", "").split()))
         for r in section_records(sec, norm, part.char_map):
             uid += 1
             con.execute(

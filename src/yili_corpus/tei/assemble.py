@@ -353,6 +353,8 @@ def to_document(r: BuildResult) -> Document:
         else:
             parts = [(str(u.meta.get("role", "body")), gl.split(u.source, u.text), ptr.unit(u)) for u in sa.units]
         attrs = {"form": sa.form, "how": sa.how}
+        if sa.other:  # the ids the blocks collated into this one had (cited before the merge)
+            attrs["merged"] = " ".join(f"{cid}.{o.units[0].source}.shu{o.block}" for o in sa.other)
         if sa.zhu:
             attrs["zhu"] = " ".join(f"#{zid[id(x)]}" for x in sa.zhu if id(x) in zid)
         quotations = [Quotation(f.witness, f.words, ptr.span(f.witness, f.start, f.end), f.quotes,

@@ -272,6 +272,8 @@ class _Reader:
         for part in e:
             if _local(part) == "ab":
                 u.parts.append((part.get("type", ""), self.inline(part), part.get("source", "")))
+                if part.get(XML_ID):  # the id of a block collated into this one (its lemma)
+                    u.attrs["merged"] = (u.attrs.get("merged", "") + " " + part.get(XML_ID, "")).strip()
             elif _local(part) == "note" and part.get("type") == "quotation":
                 qs = part.findall("t:quote", NS)
                 if len(qs) != 2:

@@ -137,8 +137,11 @@ def _unit(parent: etree._Element, u: Unit, para_ids: list[str], overrides: str =
             _inline(_el(note, tag, {"type": role} if tag == "seg" else {}), content)
         return
     if u.parts:
+        merged = iter(u.attrs.get("merged", "").split())
         for role, content, src in u.parts:
-            part = _el(note, "ab", {"type": role, "source": src})
+            # a block of another witness collated into this one: its lemma keeps the block's id
+            pid = next(merged, "") if role == "lemma" and u.attrs.get("merged") else ""
+            part = _el(note, "ab", {"type": role, XML_ID: pid, "source": src})
             _inline(part, content)
         for q in u.quotations:  # a finding: the 疏 quotes the 注 or 经 in other words
             qn = _el(note, "note", {"type": "quotation", "subtype": q.quotes, "resp": "#yili-corpus",
