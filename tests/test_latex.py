@@ -26,7 +26,7 @@ HARD = "荅筭楅搢笴弣脰胑○𤣥𥜗"
 
 NO_TEX = shutil.which("xelatex") is None or shutil.which("pdftotext") is None
 WHY = ("xelatex or pdftotext not installed (apt-get install texlive-xetex texlive-lang-chinese "
-       "fonts-noto-cjk fonts-hanazono poppler-utils); CI does not install TeX")
+       "texlive-latex-extra fonts-noto-cjk fonts-hanazono poppler-utils); CI does not install TeX")
 
 
 def yili(*args: str, env: dict[str, str] | None = None):
@@ -68,7 +68,9 @@ def _plain(tex_text: str) -> str:
 def test_the_ji_is_blocks_that_break_not_one_row(chapter_tex: str, clauses: dict[str, str]) -> None:
     assert not re.search(r"longtable|tabular|minipage|\\parbox|\\mbox", chapter_tex)
     envs = set(re.findall(r"\\begin\{(\w+)\}", chapter_tex))
-    assert envs <= {"document", "after", "trans", "witnesses", "description"}, envs
+    # paracol: the translation beside its paragraph, two columns that break across pages together
+    assert envs <= {"document", "after", "trans", "witnesses", "description", "paracol"}, envs
+    assert "\\begin{paracol}{2}" in _section(chapter_tex, 1) and "\\switchcolumn" in _section(chapter_tex, 1)
     ji = _section(chapter_tex, 52)
     ji_clauses = [c for c in clauses if c.startswith("xiangsheli.52.")]
     assert len(ji_clauses) > 100

@@ -8,8 +8,9 @@ paragraph of the 记 of 161 clauses flows over as many pages as it needs):
 * each 注 right after the words it explains, in smaller type, between 〔〕, and the 音义 and
   考證 entries on those words after it;
 * each 疏 after the passage it explains (the text stops at its last clause and goes on after it);
-* the translation after its paragraph, the modern notes under it by their lemma (their numbers
-  raised at the clause the lemma ends on);
+* the translation beside its paragraph (``paracol``: two columns that break across pages together,
+  the text :data:`TEXT_SHARE` of the width), the modern notes under it by their lemma (their
+  numbers raised at the clause the lemma ends on);
 * the apparatus as footnotes at the words they are on: ``lemma］witness reading；rule``; a list of
   the witnesses at the end.
 
@@ -59,6 +60,10 @@ def tex(s: str) -> str:
     return "".join(_ESC.get(c, c) for c in s)
 
 
+#: The share of the page's width the text takes where a translation stands beside it.
+TEXT_SHARE = 0.62
+
+
 def main_fonts(env: dict[str, str] | None = None) -> list[str]:
     """The CJK main font candidates: ``$YILI_LATEX_FONT`` (if set) before :data:`MAIN_FONTS`."""
     own = (os.environ if env is None else env).get(FONT_ENV, "").strip()
@@ -88,6 +93,11 @@ def preamble(title: str, env: dict[str, str] | None = None) -> list[str]:
         r"\usepackage{fontspec}",
         r"\usepackage{xeCJK}",
         r"\usepackage{xcolor}",
+        r"\usepackage{paracol}",
+        r"% the translation beside its paragraph: the text's column the wider; footnotes under the page",
+        rf"\columnratio{{{TEXT_SHARE}}}",
+        r"\footnotelayout{m}",
+        r"\setlength{\columnsep}{1.5em}",
         r"% the fonts: main CJK font, then the fallbacks for what it lacks (Ext A–G)",
         *_choose("yiliCJKmain", mains, mains[-1]),
         r'\xeCJKDeclareCharClass{CJK}{"25A0 -> "25FF, "00A7, "00B6, "00D7}',  # ○ ● ■ □ § ¶ ×
@@ -102,7 +112,7 @@ def preamble(title: str, env: dict[str, str] | None = None) -> list[str]:
         r"\newcommand\cn[1]{\textsuperscript{\textcolor{gray}{\tiny #1}}}",
         r"\newcommand\zhu[1]{{\small\textcolor{black!75}{〔#1〕}}}",
         r"\newenvironment{after}[1]{\par\smallskip\small\leftskip=2em\noindent\textbf{#1}\ }{\par}",
-        r"\newenvironment{trans}[1]{\par\smallskip\leftskip=2em\rightskip=1em\noindent"
+        r"\newenvironment{trans}[1]{\par\noindent"
         r"\textcolor{black!80}{\textbf{#1}}\ }{\par}",
         r"\newcommand\nmark[1]{\textsuperscript{\textcolor{gray}{\tiny〔#1〕}}}",
         r"\newenvironment{witnesses}{\begin{description}\small}{\end{description}}",
@@ -167,6 +177,9 @@ class _Writer:
         """A paragraph: its 经/记 clause by clause with the 注 after the words, each 疏 after the
         passage it closes, then the translation and the notes by their lemma."""
         out = [rf"\pref{{{tex(p.id)}}}"]
+        beside = [b for bs in p.beside.values() for b in bs]
+        if beside:  # the translation in a column of its own, beside the text
+            out.append(r"\begin{paracol}{2}")
         run: list[str] = []
         for c in p.clauses:
             if text_shown:
@@ -181,10 +194,10 @@ class _Writer:
                 out.extend(self.after(b) for b in c.after)
         if run:
             out.append("\n".join(run) + r"\par")
-        for bs in p.beside.values():
-            for b in bs:
-                name = layer_name(b.layer)
-                out.append(rf"\begin{{trans}}{{{tex(name)}}}{self.block(b)}\end{{trans}}")
+        if beside:
+            out.append(r"\switchcolumn")
+            out.extend(rf"\begin{{trans}}{{{tex(layer_name(b.layer))}}}{self.block(b)}\end{{trans}}" for b in beside)
+            out.append(r"\end{paracol}")
         out.extend(self.after(b) for b in p.notes)
         return out
 
