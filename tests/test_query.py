@@ -35,7 +35,7 @@ def yili(*args: str):
 def js(*args: str) -> dict:
     r = yili(*args, "--json")
     assert r.exit_code in (0, 1), r.output
-    return json.loads(r.output)
+    return json.loads(r.stdout)  # notices go to stderr
 
 
 # -- references ------------------------------------------------------------------------------------

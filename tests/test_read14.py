@@ -6,33 +6,12 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 from click.testing import CliRunner
 
 from yili_corpus.cli import main
 
-from .conftest import ROOT
-
-TEI = str(ROOT / "tei" / "yili-xiangsheli.xml")
-
-
-@pytest.fixture(autouse=True)
-def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cache folder of the test session's own (the index is built there once)."""
-    monkeypatch.setenv("YILI_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-
-
-def yili(*args: str):
-    r = CliRunner().invoke(main, ["--tei", TEI, *args])
-    assert "Traceback" not in r.output
-    return r
-
-
-def js(*args: str) -> dict:
-    r = yili(*args, "--json")
-    assert r.exit_code in (0, 1), r.output
-    return json.loads(r.stdout)
-
+# the CLI helpers and the session cache of the query tests
+from .test_query import TEI, _cache, js, yili  # noqa: F401
 
 # -- 1. the apparatus of the 经/记 in show ---------------------------------------------------------
 
