@@ -102,3 +102,12 @@ def test_an_imported_translation_is_exported(ov: Path, tmp_path: Path) -> None:
     assert "trans:mine" in j["sections"][0]["passage"]["layers"]  # all layers: the overlay's too
     r = yili(ov, "export", "--section", "1", "--format", "html")
     assert 'data-layer="trans-mine"' in r.stdout and 'data-layer="trans"' in r.stdout
+
+
+def test_a_shu_of_two_witnesses_marks_each_entry_at_its_words(ov: Path) -> None:
+    """17.1: the 疏 is the 四库 copy's; w003's 使 against its 便 (in 云由便也者) is marked on 便,
+    in html (a tooltip on the lemma); md lists it among the footnotes of the 疏."""
+    html = yili(ov, "export", "--section", "17", "--layer", "shu", "--format", "html").stdout
+    assert '云由<span class="lem" title="便］w003 使' in html
+    md = yili(ov, "export", "--section", "17", "--layer", "shu", "--format", "md").stdout
+    assert re.search(r"\[\^\d+\]: 便］w003 使", md), md[-600:]

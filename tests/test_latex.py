@@ -165,7 +165,9 @@ def test_the_pdf_has_every_clause_and_every_character(tmp_path: Path, chapter_te
     assert run.returncode == 0 and pdf.is_file(), run.stdout[-2000:]
     log = (tmp_path / "xiangsheli.log").read_text(encoding="utf-8", errors="replace")
     assert "Missing character" not in log, re.findall(r"Missing character.*", log)[:5]
-    subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), str(tmp_path / "x.txt")], check=True, timeout=120)
+    # -raw: the text in the order the PDF writes it; the default's layout analysis interleaves the
+    # lines of the two paracol columns (the text, its translation beside)
+    subprocess.run(["pdftotext", "-raw", "-enc", "UTF-8", str(pdf), str(tmp_path / "x.txt")], check=True, timeout=120)
     raw = (tmp_path / "x.txt").read_text(encoding="utf-8")
     pages = [re.sub(r"[\s\d]", "", p) for p in raw.split("\f")]
     missing = [c for c, t in clauses.items() if not _found(t, pages)]

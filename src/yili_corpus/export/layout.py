@@ -198,7 +198,14 @@ def _block(p: Passage, u: Unit) -> Block:
     own = _witness(u)
     text = p.unit_text(u)
     apparatus: list[dict[str, Any]] = []
-    if u.parts or u.sentences or u.layer == KAOZHENG:
+    shown = [c for r, c, _s in u.parts if r.startswith("on-")]  # a 四库 疏's own parts, as show reads them
+    if shown:
+        # a 疏 of two witnesses: each apparatus entry marked at its lemma in the 疏's words
+        pieces = _pieces([x for c in shown for x in c], p, own, u.lang, apparatus)
+        if "".join(x.text for x in pieces) != text:  # a reading the pieces cannot give: as show has it
+            apparatus = p.apparatus(u)
+            pieces = [Piece(text)] + ([Piece("", 0)] if apparatus else [])
+    elif u.parts or u.sentences or u.layer == KAOZHENG:
         # a 疏's parts, a 音义's items, a translation's sentences: the text as show reads it,
         # its apparatus listed after it (a 考證's is that of the words it is on)
         pieces = [Piece(text)]
