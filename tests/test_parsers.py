@@ -701,3 +701,34 @@ def test_gbk_line_after_utf8_lines_is_named() -> None:
     data = "乡射之礼．\n".encode() + "主人戒宾．".encode("gbk")
     with _raises_at("mixed.txt", 2, "GBK"):
         decode_source(data, "mixed.txt")
+
+
+# -- the punctuated 经 texts of the other chapters (issue 15) ----------------------------------------
+
+def test_punctuated_reads_a_character_it_could_not_type_as_one_placeholder() -> None:
+    """□, a description by components ({曰鼎}, &lt;赤巠&gt;, 〈厂非〉) or a run of ASCII (j3) stands for
+    one character: kept in its unit, read as 〓 in the key; 『』「」 and －－ stay inside a unit, an
+    ASCII comma ends one."""
+    from yili_corpus.text.normalise import Normaliser
+
+    line = "受侑币－－束锦也,设{曰鼎}于&lt;赤巠&gt;南；j3四豆，「正歌备」。□者\n"
+    p = punctuated.parse("w", line, "x.txt")
+    texts = [u.text for u in p.units]
+    assert texts == ["受侑币－－束锦也", "设{曰鼎}于&lt;赤巠&gt;南", "j3四豆", "「正歌备」", "□者"]
+    assert [u.meta["mark"] for u in p.units] == [",", "；", "，", "。", ""]
+    norm = Normaliser()
+    keys = [norm.key_map(u.text, u.meta.get("skips", ()))[0] for u in p.units]
+    assert keys[1] == f"设{GETA}于{GETA}南" and keys[2] == f"{GETA}四豆" and keys[4] == f"{GETA}者"
+    for u in p.units:  # each unit is the slice of the file it names
+        assert line[u.offset:u.end] == u.text
+
+
+WITNESS_NIUTRANS = Path(__file__).resolve().parents[1].parent / "shared" / "witnesses" / "niutrans-yili"
+
+
+@pytest.mark.skipif(not (WITNESS_NIUTRANS / "01.txt").is_file(), reason="the niutrans witness folder is absent")
+def test_punctuated_parses_all_seventeen_chapters() -> None:
+    for n in range(1, 18):
+        f = WITNESS_NIUTRANS / f"{n:02d}.txt"
+        p = punctuated.parse("w", read_source(f), f.name)
+        assert p.units, f

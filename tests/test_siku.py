@@ -211,3 +211,16 @@ def test_every_juan_parses_with_full_coverage(juan: str) -> None:
     assert unplaced == {"mandoku header line": unplaced["mandoku header line"], "edition heading (欽定四庫全書)": 1,
                         "卷 heading": 2, "heading (authors of the 注, 音義 and 疏)": 1, "chapter title": 1,
                         "考證 heading": 2}
+
+
+@pytest.mark.parametrize(("juan", "variant"), [(2, 1), (10, 1), (13, 11), (15, 50)])
+def test_the_shu_mark_written_with_its_variant_form_opens_a_block(juan: int, variant: int) -> None:
+    """卷十五 writes the 疏 mark 䟽( fifty times: each opens a 疏 block, not 经 text; every mark of
+    either form (also one broken over a line end) is one block."""
+    f = WITNESS / f"KR1d0028_{juan:03d}.txt"
+    t = read_source(f)
+    assert t.count("䟽(") == variant
+    p = PARSERS["siku-zhushu"]("w_siku", t, f.name)
+    marks = re.findall(r"[疏䟽](?:¶\n(?:<pb:[^>]*>¶\n)?)?\(", t)
+    assert len(_kind(p, "shu")) == len(marks)
+    assert not any("䟽(" in u.text for u in _kind(p, "text"))

@@ -41,7 +41,8 @@ TITLE_RE = re.compile(r"第[一二三四五六七八九十]+\s*$")
 PART_RE = re.compile(r"(注|傳)?釋[曰日]")
 SPAN_RE = re.compile(r"自此(至|盡)(.{1,20}?)論")
 EDITOR_RE = re.compile(r"\(臣([^()/]+)/?\)")
-MARKS = {"音義(": "yinyi", "疏(": "shu"}
+#: The marks that open a small-print block: 音義, 疏 (also written 䟽, 卷十五 passim).
+MARKS = {"音義(": "yinyi", "疏(": "shu", "䟽(": "shu"}
 INDENT = "　"
 
 
