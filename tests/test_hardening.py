@@ -192,3 +192,19 @@ def test_no_traceback_for_odd_input(args: list[str]) -> None:
 
 def test_every_error_class_has_an_exit_code() -> None:
     assert UsageError("x").exit_code == 2 and DataError("x").exit_code == 3 and YiliError("x").exit_code == 2
+
+
+def test_a_witness_paragraph_the_base_lacks_is_reported_not_a_stop(corpus_copy: Path) -> None:
+    """A paragraph of a witness that is nowhere in the base (here a line of the 千字文 added to
+    w006) is left out of the collation and listed in the report with its file and line; the build
+    goes on and the text is the same."""
+    from yili_corpus.build import run_build
+
+    name = "niutrans-yili-05.txt"
+    data = (corpus_copy / name).read_bytes() + "天地玄黄，宇宙洪荒。日月盈昃，辰宿列张。\n".encode()
+    _replace(corpus_copy, name, data)
+    r = run_build(corpus_copy)
+    line = data.decode().count("\n")
+    got = [x for x in r.unplaced if x["source"] == "w006" and "not found in the base text" in str(x["reason"])]
+    assert [x["line"] for x in got] == [line] and "left out of the collation" in str(got[0]["reason"])
+    assert len(r.sections) == 53

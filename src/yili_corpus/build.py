@@ -90,6 +90,7 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
     fragmentary = frozenset(s.id for s in manifest.sources if s.id != manifest.base)
     divider = ClauseDivider(parsed, fragmentary)
     col = Collator(parsed, manifest.base, manifest.rank, norm, emend).run(divider.divide)
+    problems.extend(col.unlocated)  # witness paragraphs the base lacks: reported, not a stop
     rows = load_sections(manifest.table("sections"))
     rk, rm = col.reading_key_map()
     starts = find_sections(rows, rk, norm, str(manifest.table("sections")), rm)

@@ -176,6 +176,8 @@ class Collation:
     pua: dict[str, dict[str, object]] = field(default_factory=dict)
     coverage: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     superseded: list[dict[str, object]] = field(default_factory=list)
+    #: witness paragraphs not found in the base (source, line, reason), left out and reported
+    unlocated: list[dict[str, object]] = field(default_factory=list)
 
     def pieces(self, a: int, b: int) -> Iterator[str | Site]:
         """The reading text of base-key range ``[a, b)``: runs of base characters, and the sites
@@ -424,6 +426,8 @@ class Collator:
         self.emendations = emendations or []
         #: emendation rows that a witness now attests (the collation decides there instead)
         self.superseded: list[dict[str, object]] = []
+        #: witness paragraphs not found in the base (reported, left out)
+        self.unlocated: list[dict[str, object]] = []
         self.repertoire = {
             sid: set(norm.key(p.text)) for sid, p in parsed.items()
         }
@@ -498,11 +502,15 @@ class Collator:
             for st in witness_streams(p, self.norm):
                 al = align_stream(self.base, grams, st, hint)
                 if al is None:
+                    # reported and left out of the collation (its characters stay unplaced), not
+                    # a stop: one paragraph of another witness the base lacks, or writes in forms
+                    # the variant table does not fold yet (斂旜, 㝛 in other chapters)
                     u = st.units[0]
-                    raise DataError(
-                        f"witness paragraph {st.para} ({st.key[:12]}…) is not found in the base text "
-                        f"{self.base.wit}", self.parsed[sid].path, u.line,
-                    )
+                    self.unlocated.append({
+                        "source": sid, "line": u.line,
+                        "reason": f"witness paragraph {st.para} ({st.key[:12]}…) is not found in the base "
+                                  f"text {self.base.wit}: left out of the collation"})
+                    continue
                 alignments.append(al)
                 hint = al.bend
         # sites: union of the ranges where some witness differs
@@ -533,7 +541,7 @@ class Collator:
                 if len({r.key for r in st.readings}) > 1:
                     sites.append(st)
         sites = self._apply_emendations(sites, alignments)
-        col = Collation(self.base, alignments, sites, superseded=self.superseded)
+        col = Collation(self.base, alignments, sites, superseded=self.superseded, unlocated=self.unlocated)
         col.pua = self._learn_placeholders(sites)
         for al in alignments:
             col.coverage.setdefault(al.stream.wit, []).append((al.bstart, al.bend))
