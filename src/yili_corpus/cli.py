@@ -309,7 +309,8 @@ def cite(ctx: click.Context, text: str, style: str, script: str | None, as_json:
         # found and the other candidates on stderr
         best = res["results"][0]
         click.echo(best["formatted"])
-        wit = f"  ({best['witness']} reads so)" if best.get("witness") else ""
+        w = best.get("witness") or ""
+        wit = f"  ({w} {'read' if ', ' in w else 'reads'} so)" if w else ""
         click.echo(f"  {best['ref']}  {best['layer']}  score {best['score']:.2f}  「{best['match']}」{wit}", err=True)
         for r in res["results"][1:]:
             click.echo(f"  also {r['ref']}  {r['layer']}  score {r['score']:.2f}  「{r['match'][:30]}」", err=True)

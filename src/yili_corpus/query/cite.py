@@ -45,8 +45,8 @@ class Found:
     unit: str
     citation: str
     page: tuple[str, str] | None = None
-    #: the witness that reads the quotation so, where the reading text reads otherwise (its
-    #: ``match`` is the witness's words)
+    #: the witness (or witnesses, ``w000, w006``) that read the quotation so, where the reading
+    #: text reads otherwise (its ``match`` is the witness's words)
     witness: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -132,15 +132,25 @@ def find_quotation(index: Index, text: str, limit: int = 5) -> list[Found]:
                 cands.append((score, layer_rank(rec.layer), rec, s, e))
     cands.sort(key=lambda c: (-c[0], c[1], c[2].section))
     out: list[Found] = []
-    seen = set()
+    seen: dict[tuple[str, str, str], Found] = {}
     for score, _r, rec, s, e in cands:
         start, end = rec.keymap[s], rec.keymap[e - 1] + 1
         ref = (rec.clause_at(start) if is_text(rec.layer) else rec.ref) or rec.ref
-        if (ref, rec.unit) in seen:
+        words = rec.text[start:end]
+        same = seen.get((ref, rec.unit, words))
+        if same is not None:  # another witness that reads the place alike: named too
+            wit = wit_of.get(id(rec))
+            if wit and same.witness and wit not in same.witness.split(", "):
+                same.witness += f", {wit}"
             continue
-        seen.add((ref, rec.unit))
-        out.append(Found(ref, rec.section, rec.layer, score, rec.text[start:end], rec.unit, citation(index, rec, ref),
-                         rec.page_of(start, end), wit_of.get(id(rec))))
+        if any(k[:2] == (ref, rec.unit) for k in seen):
+            continue
+        f = Found(ref, rec.section, rec.layer, score, words, rec.unit, citation(index, rec, ref),
+                  rec.page_of(start, end), wit_of.get(id(rec)))
+        seen[(ref, rec.unit, words)] = f
+        out.append(f)
+        if len(out) == limit:
+            break
         if len(out) == limit:
             break
     return out
