@@ -235,27 +235,35 @@ def search(
     with ``"witness"`` (旃 finds 龙旜, which w001 reads 龙旃).
     """
     res = _search(index, query, layers, sections, regex, word, context, limit)
-    if regex:
-        return res
-    norm = make_normaliser(index)
-    key = norm.key(query)
+    if not regex:
+        _add_witness_hits(res, index, query, layers, sections, word, context, limit)
+    return res
+
+
+def _add_witness_hits(res: dict[str, Any], index: Index, query: str, layers: list[str] | None,
+                      sections: list[int] | None, word: bool, context: int, limit: int | None) -> None:
+    """Add to ``res`` the hits in the 经/记 as a witness reads it (a match that takes in the
+    witness's own reading), one for a place that several witnesses read alike."""
+    key = make_normaliser(index).key(query)
     if not key:
-        return res
+        return
     spans: list[tuple[Record, int, int]] = []
-    whose: list[tuple[str, list[str]]] = []
+    whose: dict[tuple[int, int], tuple[str, list[str]]] = {}
     for rd in index.readings(layers, sections):
         rec = rd.rec
         i = rec.key.find(key)
         while i >= 0:
             lemmas = rd.differs(rec.keymap[i], rec.keymap[i + len(key) - 1] + 1)
-            if lemmas and (not word or {i, i + len(key)} <= _bounds(index, rec.key)):
+            if lemmas:
                 spans.append((rec, i, i + len(key)))
-                whose.append((rd.witness, lemmas))
+                whose[(id(rec), i)] = (rd.witness, lemmas)
             i = rec.key.find(key, i + len(key))
-    # one hit for a place that several witnesses read alike
+    if word:
+        spans = _on_word_bounds(index, spans)
     extra: list[dict[str, Any]] = []
     at: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for h, (wit, lemmas) in zip(_hits(index, spans, context, query)["hits"], whose, strict=True):
+    for h, (rec, i, _e) in zip(_hits(index, spans, context, query)["hits"], spans, strict=True):
+        wit, lemmas = whose[(id(rec), i)]
         same = at.get((h["ref"], h["before"], h["match"]))
         if same is not None:
             same["witnesses"].append(wit)
@@ -264,7 +272,7 @@ def search(
         at[(h["ref"], h["before"], h["match"])] = h
         extra.append(h)
     if not extra:
-        return res
+        return
     for h in extra:
         res["counts"][h["layer"]] = res["counts"].get(h["layer"], 0) + 1
     res["total"] += len(extra)
@@ -272,32 +280,26 @@ def search(
         hits = res["hits"] + extra
         hits.sort(key=lambda h: h["section"])  # stable: a witness's hit after the text's of its section
         res["hits"] = hits if limit is None else hits[:limit]
-    return res
 
 
-def _bounds(index: Index, key: str) -> set[int]:
+def _on_word_bounds(index: Index, spans: list[tuple[Record, int, int]]) -> list[tuple[Record, int, int]]:
+    """The spans that begin and end where jieba puts a word boundary (``--word``); each key is
+    cut once."""
     from .words import word_boundaries
 
-    return word_boundaries(index, key)
+    bounds: dict[str, set[int]] = {}
+    kept = []
+    for rec, a, b in spans:
+        if rec.key not in bounds:
+            bounds[rec.key] = word_boundaries(index, rec.key)
+        if a in bounds[rec.key] and b in bounds[rec.key]:
+            kept.append((rec, a, b))
+    return kept
 
 
-def _search(
-    index: Index,
-    query: str,
-    layers: list[str] | None = None,
-    sections: list[int] | None = None,
-    regex: bool = False,
-    word: bool = False,
-    context: int = 10,
-    limit: int | None = None,
-) -> dict[str, Any]:
-    """Search the index; returns the search JSON of docs/design.md ("The command-line contract"),
-    with counts by layer.
-
-    ``total`` and ``counts`` always count every occurrence; with ``limit`` only the first
-    ``limit`` hits (in text order) are returned, which keeps a first page fast on a large corpus.
-    Occurrences do not overlap.
-    """
+def _search(index: Index, query: str, layers: list[str] | None, sections: list[int] | None, regex: bool,
+            word: bool, context: int, limit: int | None) -> dict[str, Any]:
+    """:func:`search` in the reading text and the other layers (not in the witnesses' readings)."""
     if limit is not None and limit < 0:
         raise UsageError("--limit must be 0 or more")
     if not query or not query.strip():
@@ -365,16 +367,7 @@ def _search(
                 spans.append((rec, i, i + len(key)))
                 i = rec.key.find(key, i + len(key))
     if word and spans:
-        from .words import word_boundaries
-
-        bounds: dict[str, set[int]] = {}
-        kept = []
-        for rec, a, b in spans:
-            if rec.unit not in bounds:
-                bounds[rec.unit] = word_boundaries(index, rec.key)
-            if a in bounds[rec.unit] and b in bounds[rec.unit]:
-                kept.append((rec, a, b))
-        spans = kept
+        spans = _on_word_bounds(index, spans)
     res = _hits(index, spans, context, query)
     if limit is not None:
         res["hits"] = res["hits"][:limit]
