@@ -110,6 +110,20 @@ class SourceUnit:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def reading_offsets(self) -> list[int]:
+        """The file offset of each character of the unit's reading (``meta["text"]``, else its
+        text): each found in order in the unit's slice, past the layout and marks the reading
+        drops (a 四库 疏 block's line ends, column breaks, parentheses)."""
+        reading = str(self.meta.get("text", self.text))
+        offs: list[int] = []
+        j = 0
+        for ch in reading:
+            while j < len(self.text) and self.text[j] != ch:
+                j += 1
+            offs.append(self.offset + j)
+            j += 1
+        return offs
+
 
 @dataclass
 class Noise:

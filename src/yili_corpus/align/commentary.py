@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import SourceUnit
+from ..model import GETA, SourceUnit, is_private_use, is_text_char
 from ..text.collate import Alignment, Collation
 from ..text.normalise import Normaliser
 
@@ -55,7 +55,6 @@ class ZhuAnchor:
     span: Span
     other: SourceUnit | None = None
     sites: list[ZhuSite] = field(default_factory=list)
-    similarity: float = 1.0
     #: where the block (or a block collated into it) quotes the 注 or 经 in other words
     #: (:mod:`yili_corpus.align.quotations`)
     findings: list[Any] = field(default_factory=list)
@@ -393,7 +392,7 @@ def collate_shu(shu: list[ShuAnchor], norm: Normaliser, reads: dict[tuple[str, s
             m = PART_MARK.match(u.text)
             if m:
                 marks.append((len(text), len(text) + m.end(), ""))
-            marks += [(len(text) + x, len(text) + y, r) for x, y, r in _unencoded_marks(u, reads or {}, norm)]
+            marks += [(len(text) + x, len(text) + y, r) for x, y, r in unencoded_marks(u.text, u.source, reads or {}, norm)]
             text += u.text
             offs.extend(u.offset + k for k in range(len(u.text)))
         bodies[i] = (text, offs, marks)
@@ -419,21 +418,19 @@ def collate_shu(shu: list[ShuAnchor], norm: Normaliser, reads: dict[tuple[str, s
         taken.setdefault(j, []).append((x, y, i))
     for j, got in taken.items():
         b = siku[j]
-        mine = sorted((others[i] for _x, _y, i in got), key=lambda a: a.block)
+        order = sorted((i for _x, _y, i in got), key=lambda i: others[i].block)
+        mine = [others[i] for i in order]
         text, offs, marks = "", [], []
-        for a in mine:
-            t, o, mk = bodies[others.index(a)]
+        for i in order:
+            t, o, mk = bodies[i]
             marks += [(x + len(text), y + len(text), r) for x, y, r in mk]
             text, offs = text + t, offs + o
         k1, i1 = keys5[id(b)]
         k2, i2 = norm.key_map(text, marks)
         b.other, b.other_text, b.other_offsets = mine, text, offs
-        b.similarity = round(difflib.SequenceMatcher(None, k1, k2, autojunk=False).ratio(), 3)
         b.sites = _zhu_sites(k1, i1, str(b.units[0].meta["text"]), k2, i2, text, b.units[0].source)
         for st in b.sites:
             st.rule = f"two witnesses of the 疏; the higher-ranked ({b.units[0].source}) stands"
-        from ..model import GETA, is_private_use
-
         said = []
         for a in mine:
             lemma = "".join(GETA if is_private_use(c) else c for c in "至".join(x for x in a.lemma if x))
@@ -449,16 +446,16 @@ def collate_shu(shu: list[ShuAnchor], norm: Normaliser, reads: dict[tuple[str, s
     return out, report
 
 
-def _unencoded_marks(u: SourceUnit, reads: dict[tuple[str, str], str], norm: Normaliser,
-                     ) -> list[tuple[int, int, str]]:
-    """Each unencoded sequence of a unit that ``reads`` resolves, as a span of its text to read as
-    the key of its character (longest sequences first; a sequence inside one already read is not
-    read again)."""
+def unencoded_marks(text: str, wit: str, reads: dict[tuple[str, str], str], norm: Normaliser,
+                    ) -> list[tuple[int, int, str]]:
+    """Each unencoded sequence of witness ``wit`` in ``text`` that ``reads`` resolves, as a span
+    to read as the key of its character (``Normaliser.key_map``'s skips; longest sequences first,
+    a sequence inside one already read is not read again)."""
     out: list[tuple[int, int, str]] = []
     for (w, seq), ch in sorted(reads.items(), key=lambda kv: -len(kv[0][1])):
-        if w != u.source:
+        if w != wit:
             continue
-        for m in re.finditer(re.escape(seq), u.text):
+        for m in re.finditer(re.escape(seq), text):
             if not any(m.start() < y and x < m.end() for x, y, _r in out):
                 out.append((m.start(), m.end(), norm.key(ch)[:1]))
     return sorted(out)
@@ -577,8 +574,6 @@ def learn_unencoded(pairs: list[tuple[SourceUnit, SourceUnit]], norm: Normaliser
     one character in the first, which is taken in the form the first witness writes it. A
     sequence read as different characters at different places (different keys) is not learned.
     Returns ``{(witness, sequence): {"character", "count", "evidence"}}``."""
-    from ..model import is_private_use
-
     seen: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for a, b in pairs:
         k1, i1 = norm.key_map(a.text, _skips(a))
@@ -613,7 +608,6 @@ def _line_at(u: SourceUnit, off: int) -> int:
 def _context(text: str, i: int, j: int, width: int = 3) -> str:
     """``text[i:j]`` with ``width`` text characters either side, layout marks and punctuation
     dropped, private-use code points as 〓 (for evidence notes)."""
-    from ..model import GETA, is_private_use, is_text_char
     from ..text.normalise import without_layout
 
     def chars(s: str) -> str:

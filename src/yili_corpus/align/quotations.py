@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..model import SourceUnit
 from ..text.collate import Collation
 from ..text.normalise import LAYOUT_RE, Normaliser, is_text_char
-from .commentary import LEMMA_ROLES, PART_MARK, ShuAnchor
+from .commentary import LEMMA_ROLES, PART_MARK, ShuAnchor, unencoded_marks
 
 #: ``云X者`` of the 四库 copy (no punctuation): X without 云, 者 or 曰, 3–24 characters.
 SIKU_QUOTE = re.compile(r"云([^云者曰]{3,24}?)者")
@@ -105,8 +105,7 @@ def _quoting_texts(sa: ShuAnchor) -> list[tuple[int, list[SourceUnit], str, list
     out = []
     if "parts" in head.meta:
         text = str(head.meta["text"])
-        offs = _reading_offsets(head)
-        out.append((sa.block, [head], text, offs))
+        out.append((sa.block, [head], text, head.reading_offsets()))
     else:
         out.append(_body(sa))
     out += [_body(o) for o in sa.other]
@@ -123,21 +122,6 @@ def _body(sa: ShuAnchor) -> tuple[int, list[SourceUnit], str, list[int]]:
     return sa.block, sa.units, text, offs
 
 
-def _reading_offsets(u: SourceUnit) -> list[int]:
-    """The file offset of each character of a 四库 block's reading (``meta["text"]``): found in
-    order in its file slice, past the layout and marks the reading drops."""
-    reading = str(u.meta["text"])
-    offs: list[int] = []
-    j = 0
-    for ch in reading:
-        k = u.text.find(ch, j)
-        if k < 0:
-            k = j
-        offs.append(u.offset + k)
-        j = k + 1
-    return offs
-
-
 def _finding(m: re.Match[str], text: str, block: int, units: list[SourceUnit], offsets: list[int],
              targets: list[tuple[str, SourceUnit | None, str, list[str] | str]], chapter_keys: list[str],
              norm: Normaliser, reads: dict[tuple[str, str], str]) -> Finding | None:
@@ -151,9 +135,7 @@ def _finding(m: re.Match[str], text: str, block: int, units: list[SourceUnit], o
     if OTHER_BOOK.search(text[max(0, m.start() - 8):m.start()]):
         return None  # 彼云, 《射义》云: another book's words
     marks = [(x.start(), x.end(), "") for x in PART_MARK.finditer(words)]
-    for (w, seq), ch in reads.items():
-        if w == unit.source:
-            marks += [(x.start(), x.end(), norm.key(ch)[:1]) for x in re.finditer(re.escape(seq), words)]
+    marks += unencoded_marks(words, unit.source, reads, norm)
     key = norm.key_map(words, marks)[0]
     if len(key) < 3:
         return None

@@ -178,16 +178,9 @@ class _Glyphs:
 
 
 def _part_slice(u: SourceUnit, a: int, b: int) -> tuple[int, int]:
-    """The file offsets of characters ``[a, b)`` of a unit's reading (``meta["text"]``): each
-    character of the reading is found in order in the slice, past the marks the reading drops."""
-    reading = reading_of(u)
-    offs: list[int] = []
-    j = 0
-    for ch in reading[: b]:
-        while j < len(u.text) and u.text[j] != ch:
-            j += 1
-        offs.append(u.offset + j)
-        j += 1
+    """The file offsets of characters ``[a, b)`` of a unit's reading (``meta["text"]``)
+    (:meth:`SourceUnit.reading_offsets`)."""
+    offs = u.reading_offsets()
     return offs[a], offs[b - 1] + 1
 
 
