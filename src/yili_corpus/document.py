@@ -267,6 +267,11 @@ class Unit:
         return page_span(self.pages)
 
     @property
+    def witness(self) -> str:
+        """The witness the unit comes from (``w005``: the first id of its ``@source``), or ""."""
+        return self.source.split()[0].lstrip("#") if self.source else ""
+
+    @property
     def text(self) -> str:
         if self.parts:
             return "".join(plain(c) for _r, c, _s in self.parts)

@@ -189,31 +189,23 @@ def _pieces(content: list[Any], p: Passage, own: str, lang: str | None,
     return out
 
 
-def _witness(u: Unit) -> str:
-    return u.source.split()[0].lstrip("#") if u.source else ""
-
-
 def _block(p: Passage, u: Unit) -> Block:
     first, last, quote = p.quote(u)
-    own = _witness(u)
+    own = u.witness
     text = p.unit_text(u)
     apparatus: list[dict[str, Any]] = []
-    shown = [c for r, c, _s in u.parts if r.startswith("on-")]  # a 四库 疏's own parts, as show reads them
-    if shown:
-        # a 疏 of two witnesses: each apparatus entry marked at its lemma in the 疏's words
-        pieces = _pieces([x for c in shown for x in c], p, own, u.lang, apparatus)
-        if "".join(x.text for x in pieces) != text:  # a reading the pieces cannot give: as show has it
-            apparatus = p.apparatus(u)
-            pieces = [Piece(text)] + ([Piece("", 0)] if apparatus else [])
-    elif u.parts or u.sentences or u.layer == KAOZHENG:
-        # a 疏's parts, a 音义's items, a translation's sentences: the text as show reads it,
-        # its apparatus listed after it (a 考證's is that of the words it is on)
+    shown = p.shown_parts(u)
+    if (u.parts and not shown) or u.sentences or u.layer == KAOZHENG:
+        # a 音义's items, a 考證's lemma and note, a translation's sentences: the text as show
+        # reads it, its apparatus listed after it (a 考證's is that of the words it is on)
         pieces = [Piece(text)]
         apparatus = p.apparatus(u)
         if apparatus and u.layer != KAOZHENG:
             pieces.append(Piece("", 0))
     else:
-        pieces = _pieces(u.content, p, own, u.lang, apparatus)
+        # a 注, a 疏 (of two witnesses: its own parts): each apparatus entry marked at its lemma
+        content = [x for c in shown for x in c] if shown else u.content
+        pieces = _pieces(content, p, own, u.lang, apparatus)
         if "".join(x.text for x in pieces) != text:  # a reading the pieces cannot give: as show has it
             apparatus = p.apparatus(u)
             pieces = [Piece(text)] + ([Piece("", 0)] if apparatus else [])

@@ -183,8 +183,7 @@ def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
             # (one character for one: the key map holds)
             text = in_script(text, u.lang, "hans")
             key, km = norm.key_map(text)
-            wit = u.source.split()[0].lstrip("#") if u.source else ""
-            label = unit_label(u.layer, wit, u.n)
+            label = unit_label(u.layer, u.witness, u.n)
             out.append(Record(f"{p.id}@{u.layer}", u.id, s.n, p.id, u.layer, text, key, km, [], label,
                               [list(u.page)] if u.page else []))
     return out

@@ -157,30 +157,32 @@ class Passage:
 
     def unit_text(self, u: Unit) -> str:
         if u.parts:  # a 疏 block's parts, a 考證 entry's lemma and note
-            # a 四库 疏 block says its words; the lemmas of w003's blocks collated into it name
-            # what they explain (kept in the TEI, shown by the block's attachment)
-            own = [p for p in u.parts if p[0].startswith("on-")]
-            parts = own if own else u.parts
-            text = "".join(readable(c, self.chars) for _r, c, _s in parts)
+            text = "".join(readable(c, self.chars) for c in self.shown_parts(u) or [c for _r, c, _s in u.parts])
         elif u.layer.startswith("trans"):
             text = "".join(s.text for s in u.sentences)
         else:
             text = readable(u.content, self.chars)
         if self.script == "hant" and lacks_traditional(u.lang):
-            self._notice(name_of(u.layer), u.source.split()[0].lstrip("#") if u.source else "")
+            self._notice(name_of(u.layer), u.witness)
         return in_script(text, u.lang, self.script)
+
+    @staticmethod
+    def shown_parts(u: Unit) -> list[list[Any]]:
+        """The contents of a 四库 疏 block's own parts (``on-jing``, ``on-zhu`` …), or [] for a
+        unit without them: the block says its words; the lemmas of w003's blocks collated into it
+        name what they explain (kept in the TEI, shown by the block's attachment)."""
+        return [c for r, c, _s in u.parts if r.startswith("on-")]
 
     def apparatus(self, u: Unit) -> list[dict[str, Any]]:
         """The apparatus entries inside a unit (a 注 or 疏 of two witnesses, whose readings differ;
         :func:`~yili_corpus.query.apparatus.entry`). A 考證 entry has the apparatus of the words
         it is on: the 经 clauses it covers, or the 注 it quotes (``where`` says which)."""
-        own = u.source.split()[0].lstrip("#") if u.source else ""
         if u.layer == KAOZHENG:
             apps = self._apparatus_under(u)
         else:
             apps = [(u.id, x) for x in in_content(u.content)]
             apps += [(u.id, x) for _r, c, _s in u.parts for x in in_content(c)]
-        return entries(apps, own, self.chars, self.script, self.doc.traditional, here=u.id)
+        return entries(apps, u.witness, self.chars, self.script, self.doc.traditional, here=u.id)
 
     def _apparatus_under(self, u: Unit) -> list[tuple[str, App]]:
         """The apparatus entries of the words a 考證 entry is on: of the 注 it quotes, else of
