@@ -509,7 +509,7 @@ def collate_zhu(first: list[ZhuAnchor], second: list[ZhuAnchor], norm: Normalise
     report: list[dict[str, object]] = []
     taken: set[int] = set()
     out = list(first)
-    keys = {id(z): norm.key_map(z.unit.text, _skips(z.unit)) for z in first}
+    keys = {id(z): norm.key_map(z.unit.text, layout_skips(z.unit)) for z in first}
     pairs: list[tuple[ZhuAnchor, ZhuAnchor, float]] = []
     for z in second:
         k2, _i2 = _second_key(z.unit, norm, sub)
@@ -547,7 +547,7 @@ def collate_zhu(first: list[ZhuAnchor], second: list[ZhuAnchor], norm: Normalise
 def _second_key(u: SourceUnit, norm: Normaliser, sub: Callable[[str], str]) -> tuple[str, list[int]]:
     """The key of the second witness's 注 with its unencoded sequences read (when that keeps
     one key character per offset)."""
-    k2, i2 = norm.key_map(u.text, _skips(u))
+    k2, i2 = norm.key_map(u.text, layout_skips(u))
     s = sub(k2)
     return (s if len(s) == len(k2) else k2), i2
 
@@ -576,7 +576,7 @@ def learn_unencoded(pairs: list[tuple[SourceUnit, SourceUnit]], norm: Normaliser
     Returns ``{(witness, sequence): {"character", "count", "evidence"}}``."""
     seen: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for a, b in pairs:
-        k1, i1 = norm.key_map(a.text, _skips(a))
+        k1, i1 = norm.key_map(a.text, layout_skips(a))
         k2, i2 = _second_key(b, norm, sub)
         sm = difflib.SequenceMatcher(None, k1, k2, autojunk=False)
         for tag, a1, a2, b1, b2 in sm.get_opcodes():
@@ -627,7 +627,9 @@ ZHU_POINT_SLACK = 3
 ZHU_MIN_SIMILARITY = 0.5
 
 
-def _skips(u: SourceUnit) -> list[tuple[int, int, str]]:
+def layout_skips(u: SourceUnit) -> list[tuple[int, int, str]]:
+    """The layout marks of a unit's text (line ends, page and column breaks) as spans for
+    ``Normaliser.key_map`` to leave out."""
     from ..text.normalise import LAYOUT_RE
 
     return [(m.start(), m.end(), "") for m in LAYOUT_RE.finditer(u.text)]

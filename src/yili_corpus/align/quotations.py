@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from ..model import SourceUnit
 from ..text.collate import Collation
-from ..text.normalise import LAYOUT_RE, Normaliser, is_text_char
-from .commentary import LEMMA_ROLES, PART_MARK, ShuAnchor, unencoded_marks
+from ..text.normalise import Normaliser, is_text_char
+from .commentary import LEMMA_ROLES, PART_MARK, ShuAnchor, layout_skips, unencoded_marks
 
 #: ``云X者`` of the 四库 copy (no punctuation): X without 云, 者 or 曰, 3–24 characters.
 SIKU_QUOTE = re.compile(r"云([^云者曰]{3,24}?)者")
@@ -75,27 +75,24 @@ def find_quotations(shu: list[ShuAnchor], zhu_units: list[SourceUnit], col: Coll
     for sa in shu:
         if sa.jing is None:
             continue
-        targets: list[tuple[str, SourceUnit | None, str, str]] = []  # (kind, 注, key, text)
+        # (kind, 注, key, the text's character for each key character)
+        targets: list[tuple[str, SourceUnit | None, str, str]] = []
         for z in sa.zhu:
-            k, idx = norm.key_map(z.text, [(m.start(), m.end(), "") for m in LAYOUT_RE.finditer(z.text)])
-            targets.append(("zhu", z, k, _texts(z.text, idx)))
+            k, idx = norm.key_map(z.text, layout_skips(z))
+            targets.append(("zhu", z, k, "".join(z.text[i] for i in idx)))
         a = max(0, sa.jing.start - JING_BEFORE)
         jk = "".join(col.base.key[a:sa.jing.end])
         targets.append(("jing", None, jk, jk))
+        found: list[Finding] = []
         for block, units, text, offsets in _quoting_texts(sa):
             pattern = SIKU_QUOTE if "parts" in units[0].meta else MARKED_QUOTE
             for m in pattern.finditer(text):
                 f = _finding(m, text, block, units, offsets, targets, chapter_keys, norm, reads)
                 if f is not None:
-                    out.append(f)
-        sa.findings = [f for f in out if f.block in {sa.block, *(o.block for o in sa.other)}
-                       and f.witness in {sa.units[0].source, *(o.units[0].source for o in sa.other)}]
+                    found.append(f)
+        sa.findings = found
+        out.extend(found)
     return out
-
-
-def _texts(text: str, idx: list[int]) -> list[str]:
-    """For each key character, the character of the text it stands for."""
-    return [text[i] for i in idx]
 
 
 def _quoting_texts(sa: ShuAnchor) -> list[tuple[int, list[SourceUnit], str, list[int]]]:
@@ -123,7 +120,7 @@ def _body(sa: ShuAnchor) -> tuple[int, list[SourceUnit], str, list[int]]:
 
 
 def _finding(m: re.Match[str], text: str, block: int, units: list[SourceUnit], offsets: list[int],
-             targets: list[tuple[str, SourceUnit | None, str, list[str] | str]], chapter_keys: list[str],
+             targets: list[tuple[str, SourceUnit | None, str, str]], chapter_keys: list[str],
              norm: Normaliser, reads: dict[tuple[str, str], str]) -> Finding | None:
     unit = units[0]
     a, b = m.start(1), m.end(1)
