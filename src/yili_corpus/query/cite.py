@@ -132,7 +132,8 @@ def find_quotation(index: Index, text: str, limit: int = 5) -> list[Found]:
                 cands.append((score, layer_rank(rec.layer), rec, s, e))
     cands.sort(key=lambda c: (-c[0], c[1], c[2].section))
     out: list[Found] = []
-    seen: dict[tuple[str, str, str], Found] = {}
+    seen: dict[tuple[str, str, str], Found] = {}  # (ref, unit, words) → its result
+    places: set[tuple[str, str]] = set()  # one result a place
     for score, _r, rec, s, e in cands:
         start, end = rec.keymap[s], rec.keymap[e - 1] + 1
         ref = (rec.clause_at(start) if is_text(rec.layer) else rec.ref) or rec.ref
@@ -143,8 +144,9 @@ def find_quotation(index: Index, text: str, limit: int = 5) -> list[Found]:
             if wit and same.witness and wit not in same.witness.split(", "):
                 same.witness += f", {wit}"
             continue
-        if any(k[:2] == (ref, rec.unit) for k in seen):
+        if (ref, rec.unit) in places:
             continue
+        places.add((ref, rec.unit))
         f = Found(ref, rec.section, rec.layer, score, words, rec.unit, citation(index, rec, ref),
                   rec.page_of(start, end), wit_of.get(id(rec)))
         seen[(ref, rec.unit, words)] = f
