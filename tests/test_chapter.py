@@ -31,8 +31,11 @@ def _renamed_copy(proj: Path) -> Path:
     """The corpus copied into ``proj/yinjiu-src``: chapter xiangyinjiu (乡饮酒礼), witnesses and
     files renamed, in the manifest and in every table that names them."""
     dst = proj / FOLDER
-    dst.mkdir(parents=True)
-    files = {f.name: f"yj-{f.name[:3]}.txt" for f in CORPUS.glob("*.txt")}
+    (dst / "chapters").mkdir(parents=True)
+    from yili_corpus.sources.manifest import load_manifest
+
+    # the files of 乡射礼 only (the work's other chapters are not in the copy)
+    files = {s.file: f"yj-{s.file[:3]}.txt" for s in load_manifest(CORPUS, "xiangsheli").sources}
 
     def rename(t: str) -> str:
         for a, b in files.items():
@@ -45,12 +48,17 @@ def _renamed_copy(proj: Path) -> Path:
         shutil.copyfile(CORPUS / old, dst / new)
     for f in CORPUS.glob("*.tsv"):
         (dst / f.name).write_text(rename(f.read_text(encoding="utf-8")), encoding="utf-8")
-    man = rename((CORPUS / "manifest.toml").read_text(encoding="utf-8"))
+    # the work manifest of the copy: its one chapter, no front matter
+    work = rename((CORPUS / "manifest.toml").read_text(encoding="utf-8")).split("[[front]]")[0]
+    work = re.sub(r"(?s)chapters = \[.*?\]", 'chapters = ["chapters/xiangyinjiu.toml"]', work, count=1)
+    work = work.replace("xiangsheli", "xiangyinjiu")
+    (dst / "manifest.toml").write_text(work, encoding="utf-8")
+    man = rename((CORPUS / "chapters" / "xiangsheli.toml").read_text(encoding="utf-8"))
     man = man.replace('id = "xiangsheli"', 'id = "xiangyinjiu"').replace('title = "乡射礼"', 'title = "乡饮酒礼"')
     man = re.sub(r"(?m)^titles = \[.*\]$", 'titles = ["乡饮酒礼", "鄉飲酒禮", "乡饮酒"]', man)
     man = man.replace("number = 5", "number = 4")
     assert "xiangsheli" not in man and not any(i in man for i in OLD_IDS)
-    (dst / "manifest.toml").write_text(man, encoding="utf-8")
+    (dst / "chapters" / "xiangyinjiu.toml").write_text(man, encoding="utf-8")
     return dst
 
 
@@ -85,7 +93,7 @@ def test_report_header_and_pointers_name_the_copys_own_witnesses_and_files(copy:
     assert (doc.id, doc.work, doc.chapter, doc.number) == ("xiangyinjiu", "仪礼", "乡饮酒礼", 4)
     assert doc.titles == ["乡饮酒礼", "鄉飲酒禮", "乡饮酒"]
     assert "collated from bw (the base, complete), sk, zs, pg, jy and nt" in doc.collation
-    assert "witness rank of yinjiu-src/manifest.toml (sk, zs, pg, jy, nt, bw)" in doc.collation
+    assert "witness rank of yinjiu-src/chapters/xiangyinjiu.toml (sk, zs, pg, jy, nt, bw)" in doc.collation
     assert "Clauses are divided by the evidence of the witnesses (segmentation)" in doc.collation
     # the 注/疏 counts come from the witnesses whose layers hold zhu and shu (sk: 注 and 疏 of every
     # section; zs: 注 and 疏 of 16–22)
@@ -188,7 +196,7 @@ def test_witness_roles_come_from_the_manifest(corpus_copy: Path) -> None:
     from yili_corpus.build import run_build
     from yili_corpus.errors import DataError
 
-    man = corpus_copy / "manifest.toml"
+    man = corpus_copy / "chapters" / "xiangsheli.toml"
     text = man.read_text(encoding="utf-8")
     man.write_text(text.replace('layers = ["jing", "zhu", "shu"]', 'layers = ["jing", "shu"]'), encoding="utf-8")
     with pytest.raises(DataError, match=r"source w003: its file holds zhu, which its layers \(jing, shu\) do not list"):

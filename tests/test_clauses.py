@@ -118,7 +118,7 @@ def test_tei_records_the_evidence_of_every_changed_boundary() -> None:
 
 
 def test_the_report_lists_the_changes_and_the_moved_ids(tmp_path: Path) -> None:
-    r = CliRunner().invoke(main, ["build", "--corpus", str(CORPUS), "--tei-dir", str(tmp_path / "tei"),
+    r = CliRunner().invoke(main, ["build", "--chapter", "xiangsheli", "--corpus", str(CORPUS), "--tei-dir", str(tmp_path / "tei"),
                                   "--report-dir", str(tmp_path / "build")])
     assert r.exit_code == 0, r.output
     assert "§18 removed 下之东南堂前｜三笴西面北上" in r.output

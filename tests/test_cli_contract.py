@@ -37,10 +37,13 @@ def commentators() -> dict[str, str]:
 
 
 def manifest_edition() -> dict[str, str]:
-    import tomllib
+    """The printed edition's fields of the default chapter's manifest (the work manifest's shared
+    rows merged in)."""
+    from dataclasses import asdict
 
-    m = tomllib.loads((CORPUS / "manifest.toml").read_text(encoding="utf-8"))
-    return next(s for s in m["source"] if s.get("edition_date"))
+    from yili_corpus.sources.manifest import load_manifest
+
+    return next(asdict(s) for s in load_manifest(CORPUS).sources if s.edition_date)
 
 
 def parse_bibtex(text: str) -> list[tuple[str, str, dict[str, str]]]:

@@ -109,7 +109,7 @@ def test_reader_names_the_line_of_broken_xml(tmp_path: Path) -> None:
 
 def _replace(corpus: Path, name: str, data: bytes) -> None:
     (corpus / name).write_bytes(data)
-    m = corpus / "manifest.toml"
+    m = corpus / "chapters" / "xiangsheli.toml"
     text = m.read_text(encoding="utf-8")
     entry = text[text.index(f'file = "{name}"'):]
     old = entry[entry.index('sha256 = "') + 10:][:64]
@@ -128,7 +128,7 @@ def test_bad_encodings_are_named_with_file_and_line(corpus_copy: Path, mutate, w
     with pytest.raises(DataError) as exc:
         run_build(corpus_copy)
     assert f"{name}:{line}:" in str(exc.value) and words in str(exc.value)
-    r = CliRunner().invoke(main, ["build", "--corpus", str(corpus_copy), "--tei-dir", str(corpus_copy / "t")])
+    r = CliRunner().invoke(main, ["build", "--chapter", "xiangsheli", "--corpus", str(corpus_copy), "--tei-dir", str(corpus_copy / "t")])
     assert r.exit_code == 3 and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
 
 
@@ -153,7 +153,7 @@ def test_killed_build_leaves_the_previous_tei_intact(tmp_path: Path) -> None:
     (tei_dir / "yili-xiangsheli.xml").write_bytes(before)
     for delay in (0.3, 0.8, 1.3):
         p = subprocess.Popen(
-            [sys.executable, "-m", "yili_corpus.cli", "build", "--corpus", str(CORPUS), "--tei-dir", str(tei_dir),
+            [sys.executable, "-m", "yili_corpus.cli", "build", "--chapter", "xiangsheli", "--corpus", str(CORPUS), "--tei-dir", str(tei_dir),
              "--report-dir", str(tmp_path / "rep"), "-q"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )

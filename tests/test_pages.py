@@ -175,13 +175,13 @@ def test_a_facs_pointing_nowhere_is_a_problem() -> None:
 
 
 def test_the_edition_comes_from_the_manifest(corpus_copy) -> None:  # type: ignore[no-untyped-def]
-    m = corpus_copy / "manifest.toml"
+    m = corpus_copy / "chapters" / "xiangsheli.toml"
     m.write_text(m.read_text(encoding="utf-8").replace('edition_chapter = "鄉射禮"', 'edition_chapter = "鄉射禮第五"'),
                  encoding="utf-8")
     doc = to_document(run_build(corpus_copy))
     assert doc.edition is not None and doc.edition.citation(("1a", "1a")).startswith("《儀禮注疏》卷五《鄉射禮第五》")
     m.write_text(m.read_text(encoding="utf-8").replace('juan = "卷五"\n', ""), encoding="utf-8")
-    r = CliRunner().invoke(main, ["build", "--corpus", str(corpus_copy), "--check"])
+    r = CliRunner().invoke(main, ["build", "--chapter", "xiangsheli", "--corpus", str(corpus_copy), "--check"])
     assert r.exit_code != 0 and "edition_title needs juan and edition_chapter" in r.output
 
 

@@ -271,7 +271,7 @@ def test_build_refuses_a_bad_table_with_a_one_line_error(tmp_path: Path) -> None
     cdir = _copy(tmp_path)
     table = cdir / "pua.tsv"
     table.write_text(table.read_text(encoding="utf-8").replace("w005:504", "w005:9999"), encoding="utf-8")
-    r = CliRunner().invoke(main, ["build", "--corpus", str(cdir), "--tei-dir", str(tmp_path / "tei"),
+    r = CliRunner().invoke(main, ["build", "--chapter", "xiangsheli", "--corpus", str(cdir), "--tei-dir", str(tmp_path / "tei"),
                                   "--report-dir", str(tmp_path / "build")])
     assert r.exit_code == 3 and "Traceback" not in r.output
     assert "pua.tsv" in r.output and "w005 line 9999 does not hold" in r.output

@@ -124,7 +124,7 @@ def test_build_with_unwritable_report_dir_changes_nothing(tmp_path: Path, bad: s
     else:
         rep.mkdir()
         rep.chmod(0o500)
-    r = CliRunner().invoke(main, ["build", "--corpus", str(ROOT / "corpus"), "--tei-dir", str(tei_dir),
+    r = CliRunner().invoke(main, ["build", "--chapter", "xiangsheli", "--corpus", str(ROOT / "corpus"), "--tei-dir", str(tei_dir),
                                   "--report-dir", str(rep), "-q"])
     assert r.exit_code == 2, r.output
     assert r.output.count("\n") == 1
@@ -171,7 +171,7 @@ def test_next_build_removes_a_killed_builds_temporary(tmp_path: Path) -> None:
     stale.write_bytes(b"half a TEI")
     mine = tei_dir / ".yili-xiangsheli.xml.swp"
     mine.write_text("an editor's swap file")
-    r = CliRunner().invoke(main, ["build", "--corpus", str(ROOT / "corpus"), "--tei-dir", str(tei_dir),
+    r = CliRunner().invoke(main, ["build", "--chapter", "xiangsheli", "--corpus", str(ROOT / "corpus"), "--tei-dir", str(tei_dir),
                                   "--report-dir", str(rep), "-q"])
     assert r.exit_code == 0, r.output
     assert sorted(p.name for p in tei_dir.iterdir()) == [".yili-xiangsheli.xml.swp", "yili-xiangsheli.xml"]

@@ -183,7 +183,7 @@ def test_json_is_valid_utf8_with_a_lone_surrogate(env: Path) -> None:
     r = yili("cite", "司正为司马\udcff", "--json")
     assert r.exit_code == 0 and _query_of(r.stdout_bytes) == "司正为司马\ufffd"
     one_error_line(yili("show", "16\udcff", "--json"))  # not a reference: one line, not an encoding error
-    r = yili("build", "--corpus", str(CORPUS), "--tei-dir", str(env / "t\udcff"), "--report-dir", str(env / "r"), "--json")
+    r = yili("build", "--chapter", "xiangsheli", "--corpus", str(CORPUS), "--tei-dir", str(env / "t\udcff"), "--report-dir", str(env / "r"), "--json")
     assert r.exit_code == 0
     json.loads(r.stdout_bytes.decode("utf-8"))
 
@@ -212,7 +212,7 @@ def _spoil(path: Path, line: int) -> None:
 def test_table_or_manifest_not_utf8_is_damaged_data_naming_file_and_line(corpus_copy: Path, tmp_path: Path,
                                                                         name: str, line: int) -> None:
     _spoil(corpus_copy / name, line)
-    r = CliRunner().invoke(main, ["build", "--corpus", str(corpus_copy), "--tei-dir", str(tmp_path / "t"),
+    r = CliRunner().invoke(main, ["build", "--chapter", "xiangsheli", "--corpus", str(corpus_copy), "--tei-dir", str(tmp_path / "t"),
                                   "--report-dir", str(tmp_path / "r")])
     msg = one_error_line(r, 3)
     assert f"{name}:{line}: " in msg and "UTF-8" in msg
@@ -229,7 +229,7 @@ def test_unreadable_corpus_file_is_damaged_data_naming_it(corpus_copy: Path, tmp
     p = corpus_copy / name
     p.unlink()
     p.mkdir() if kind == "folder" else os.mkfifo(p)
-    r = run_limited(["build", "--corpus", str(corpus_copy), "--tei-dir", str(tmp_path / "t"),
+    r = run_limited(["build", "--chapter", "xiangsheli", "--corpus", str(corpus_copy), "--tei-dir", str(tmp_path / "t"),
                      "--report-dir", str(tmp_path / "r")], tmp_path / "cache", timeout=30)
     err = r.stderr.decode("utf-8")
     assert r.returncode == 3 and err.count("\n") == 1, err[:300]
@@ -243,9 +243,11 @@ def test_unreadable_corpus_file_is_damaged_data_naming_it(corpus_copy: Path, tmp
 ], ids=["5000-digits", "no-table", "not-a-string"])
 def test_manifest_entry_of_the_wrong_kind_is_damaged_data(corpus_copy: Path, tmp_path: Path, old: str, new: str,
                                                           words: str) -> None:
-    m = corpus_copy / "manifest.toml"
+    # the chapter's manifest, or the work's where the entry is shared by every chapter
+    m = next(f for f in (corpus_copy / "chapters" / "xiangsheli.toml", corpus_copy / "manifest.toml")
+             if old in f.read_text(encoding="utf-8"))
     m.write_text(m.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
-    r = CliRunner().invoke(main, ["build", "--corpus", str(corpus_copy), "--tei-dir", str(tmp_path / "t"),
+    r = CliRunner().invoke(main, ["build", "--chapter", "xiangsheli", "--corpus", str(corpus_copy), "--tei-dir", str(tmp_path / "t"),
                                   "--report-dir", str(tmp_path / "r")])
     assert words in one_error_line(r, 3)
 
@@ -261,7 +263,7 @@ def test_bad_tei_dir_is_refused_before_building_and_writes_nothing(tmp_path: Pat
     a_file.write_text("x", encoding="utf-8")
 
     def build(tei: Path, rep: Path):  # type: ignore[no-untyped-def]
-        return CliRunner().invoke(main, ["build", "--corpus", str(CORPUS), "--tei-dir", str(tei), "--report-dir", str(rep)])
+        return CliRunner().invoke(main, ["build", "--chapter", "xiangsheli", "--corpus", str(CORPUS), "--tei-dir", str(tei), "--report-dir", str(rep)])
 
     assert "--tei-dir" in one_error_line(build(a_file, tmp_path / "rep")) and "is not a folder" in one_error_line(
         build(a_file, tmp_path / "rep"))

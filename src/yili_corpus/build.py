@@ -11,7 +11,10 @@ reports in :mod:`yili_corpus.report` (``format_report``, ``report_json``, ``alig
 from __future__ import annotations
 
 import bisect
-from dataclasses import replace
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .align.commentary import (
@@ -31,6 +34,7 @@ from .align.xrefs import Chapters
 from .align.yinyi import YinyiResult, attach
 from .align.yinyi import place as place_yinyi
 from .build_result import BuildResult
+from .errors import DataError, YiliError
 from .files import write_all
 from .report import (
     alignment_report,
@@ -41,7 +45,7 @@ from .report import (
     report_json,
     section_layers,
 )
-from .sources.manifest import load_manifest, parse_all
+from .sources.manifest import load_manifest, load_work, parse_all, sha256_file
 from .tei.assemble import to_document
 from .tei.write import to_bytes
 from .text.clauses import ClauseDivider, moved_ids
@@ -53,12 +57,13 @@ from .text.unencoded import load_pua_table, resolve_unencoded
 from .text.zhu_ends import split_runs
 
 
-def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult:
-    """Run every step of the build on the corpus in ``corpus_dir``.
+def run_build(corpus_dir: Path | str, use_overrides: bool = True, chapter: str | None = None) -> BuildResult:
+    """Run every step of the build on one chapter (default: the work's default chapter) of the
+    corpus in ``corpus_dir``.
 
     ``use_overrides=False`` leaves out ``corpus/alignment-overrides.tsv`` (to measure the aligner).
     """
-    manifest = load_manifest(corpus_dir)
+    manifest = load_manifest(corpus_dir, chapter)
     # 1. parse
     parsed = parse_all(manifest)
     coverage = {sid: coverage_of(p) for sid, p in parsed.items()}
@@ -85,7 +90,8 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True) -> BuildResult
             p = parsed[s.id]
             coverage[s.id]["held"] = {k: sum(1 for u in p.units if u.kind == k) for k in s.held}
             parsed[s.id] = type(p)(p.id, p.path, p.text, [u for u in p.units if u.kind not in s.held], p.noise)
-    emend = load_emendations(manifest.table("emendations"))
+    # a chapter with no emendations has no table of them
+    emend = load_emendations(manifest.table("emendations")) if "emendations" in manifest.tables else []
     # 3b. the clause division from the evidence of every witness, before the sites are cut
     fragmentary = frozenset(s.id for s in manifest.sources if s.id != manifest.base)
     divider = ClauseDivider(parsed, fragmentary)
@@ -222,5 +228,123 @@ def write_outputs(r: BuildResult, tei_dir: Path, report_dir: Path) -> list[Path]
     return paths
 
 
-__all__ = ["BuildResult", "TransLink", "Locator", "run_build", "tei_bytes", "tei_path", "write_outputs",
-           "format_report", "report_json", "alignment_report", "format_alignment", "reading_text"]
+@dataclass
+class ChapterOutcome:
+    """What building (or checking) one chapter gave: its figures, the files written, or the one-line
+    error that stopped it (``error``, with its exit code)."""
+
+    chapter: str
+    seconds: float = 0.0
+    sections: int = 0
+    paragraphs: int = 0
+    clauses: int = 0
+    #: each source's share of text characters placed (``placed_share`` of the coverage report)
+    coverage: dict[str, float] = field(default_factory=dict)
+    #: layers a file holds that the build does not take (``held``), by source: kind → units
+    held: dict[str, dict[str, int]] = field(default_factory=dict)
+    unplaced: int = 0
+    paths: list[str] = field(default_factory=list)
+    error: str = ""
+    exit_code: int = 0
+    #: with ``check``: the TEI in tei/ differs from what the corpus builds
+    stale: bool = False
+    #: the full coverage report (text) and the report as JSON, when asked for
+    report: str = ""
+    report_json: dict[str, object] | None = None
+
+
+def build_chapter(corpus_dir: Path | str, chapter: str, tei_dir: Path, report_dir: Path, check: bool = False,
+                  want_report: bool = False, want_json: bool = False) -> ChapterOutcome:
+    """Build one chapter and write its TEI and report (both or neither), or with ``check`` compare
+    its TEI with ``tei_dir``'s; an error becomes the outcome's one-line ``error`` (never raised, so
+    that the other chapters of a work build go on)."""
+    out = ChapterOutcome(chapter)
+    t0 = time.perf_counter()
+    try:
+        r = run_build(corpus_dir, chapter=chapter)
+        out.sections = len(r.sections)
+        out.paragraphs = sum(len(s.paragraphs) for s in r.sections)
+        out.clauses = sum(len(p.clauses) for s in r.sections for p in s.paragraphs)
+        out.coverage = {sid: float(c["placed_share"]) for sid, c in r.coverage.items()}
+        out.held = {sid: dict(c["held"]) for sid, c in r.coverage.items() if c.get("held")}
+        out.unplaced = len(r.unplaced)
+        if check:
+            p = tei_path(r, tei_dir)
+            out.stale = not p.exists() or p.read_bytes() != tei_bytes(r)
+            out.paths = [str(p)]
+        else:
+            out.paths = [str(x) for x in write_outputs(r, tei_dir, report_dir)]
+        if want_report:
+            out.report = format_report(r)
+        if want_json:
+            out.report_json = report_json(r)
+    except YiliError as exc:
+        out.error, out.exit_code = str(exc), exc.exit_code
+    except Exception as exc:  # noqa: BLE001 - one chapter's failure is its line, not the work's stop
+        out.error, out.exit_code = f"internal error: {type(exc).__name__}: {exc}", 3
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def build_work(corpus_dir: Path | str, chapters: list[str] | None, tei_dir: Path, report_dir: Path,
+               check: bool = False, jobs: int = 2, progress: Callable[[ChapterOutcome, int, int], None] | None = None,
+               want_report: bool = False, want_json: bool = False) -> list[ChapterOutcome]:
+    """Build ``chapters`` (default: every chapter of the work) in ``jobs`` processes, the largest
+    first; ``progress`` is called as each chapter ends (its outcome, how many have ended, how
+    many there are). Returns the outcomes in the work's order."""
+    work = load_work(corpus_dir)
+    ids = list(work.chapters) if chapters is None else chapters
+    for c in ids:
+        if c not in work.chapters:
+            raise DataError(f"no chapter {c!r} in the work (chapters: {', '.join(work.chapters)})",
+                            str(work.corpus_dir / "manifest.toml"))
+
+    def size(c: str) -> int:  # the chapter manifest's files, for the order of the work (largest first)
+        try:
+            m = load_manifest(corpus_dir, c)
+            return sum(s.path(m.corpus_dir).stat().st_size for s in m.sources if s.path(m.corpus_dir).exists())
+        except (YiliError, OSError):
+            return 0
+
+    order = sorted(ids, key=size, reverse=True)
+    done: dict[str, ChapterOutcome] = {}
+    args = (tei_dir, report_dir, check, want_report, want_json)
+    if jobs <= 1 or len(order) == 1:
+        for c in order:
+            done[c] = build_chapter(corpus_dir, c, *args)
+            if progress:
+                progress(done[c], len(done), len(order))
+    else:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(order))) as pool:
+            futures = {pool.submit(build_chapter, corpus_dir, c, *args): c for c in order}
+            for f in as_completed(futures):
+                o = f.result()
+                done[o.chapter] = o
+                if progress:
+                    progress(o, len(done), len(order))
+    return [done[c] for c in ids]
+
+
+def front_report(corpus_dir: Path | str) -> list[dict[str, object]]:
+    """The front matter the work manifest lists (``[[front]]``: 序, 提要 …), each file checked
+    against its sha256 and described by what it holds: its parts (the ``#+PROPERTY: JUAN`` lines
+    of a mandoku file) and its pages. It is placed in no chapter's TEI; the work report lists it."""
+    work = load_work(corpus_dir)
+    out: list[dict[str, object]] = []
+    for f in work.front:
+        p = work.corpus_dir / f.file
+        if not p.exists():
+            raise DataError("front matter file is missing", str(p))
+        got = sha256_file(p)
+        if got != f.sha256:
+            raise DataError(f"checksum changed (manifest {f.sha256[:12]}…, file {got[:12]}…); if the change is "
+                            "intended, update sha256 of [[front]] in manifest.toml", str(p))
+        text = p.read_text(encoding="utf-8")
+        parts = [ln.split("JUAN", 1)[1].strip() for ln in text.splitlines() if ln.startswith("#+PROPERTY: JUAN")]
+        out.append({"file": f.file, "description": f.description, "sha256": f.sha256, "parts": parts,
+                    "pages": text.count("<pb:"), "placed": "not in a TEI (front matter of the book)"})
+    return out
+
+
+__all__ = ["BuildResult", "ChapterOutcome", "build_chapter", "build_work", "front_report", "TransLink", "Locator",
+           "run_build", "tei_bytes", "tei_path", "write_outputs", "format_report", "report_json", "alignment_report", "format_alignment", "reading_text"]

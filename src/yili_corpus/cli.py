@@ -446,20 +446,32 @@ def stats(ctx: click.Context, as_json: bool, only_coverage: bool) -> None:
 @click.option("--corpus", "corpus", metavar="DIR", help="The corpus folder (default: ./corpus).")
 @click.option("--tei-dir", "tei_dir", metavar="DIR", help="Where the TEI goes (default: ./tei).")
 @click.option("--report-dir", "report_dir", metavar="DIR", help="Where the JSON report goes (default: ./build).")
-@click.option("--check", is_flag=True, help="Write nothing; fail (exit 3) if the TEI in tei/ is stale.")
+@click.option("--chapter", "chapters", metavar="ID", multiple=True,
+              help="Build this chapter only (repeatable; default: every chapter of corpus/manifest.toml).")
+@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Chapters built at once, each in its own process.")
+@click.option("--check", is_flag=True, help="Write nothing; fail (exit 3) if a TEI in tei/ is stale.")
 @click.option("--json", "as_json", is_flag=True, help="Print the coverage report as JSON.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only the summary line.")
-def build(corpus: str | None, tei_dir: str | None, report_dir: str | None, check: bool, as_json: bool,
-          quiet: bool) -> None:
-    """Build the TEI from the sources in corpus/ and print the coverage report.
+@click.option("-q", "--quiet", is_flag=True, help="Print only the summary lines.")
+@click.pass_context
+def build(ctx: click.Context, corpus: str | None, tei_dir: str | None, report_dir: str | None,
+          chapters: tuple[str, ...], jobs: int, check: bool, as_json: bool, quiet: bool) -> None:
+    """Build the TEI of every chapter from the sources in corpus/ and print the coverage report.
+
+    Chapters are built in parallel (--jobs); each one's TEI and report are written together or not
+    at all, and a chapter that fails is one error line naming it while the others are written.
+    Progress goes to stderr. One chapter (--chapter ID) prints its whole coverage report.
 
     \b
     Example:
-      yili build            # corpus/ → tei/yili-xiangsheli.xml, build/xiangsheli.report.json
-      yili build --check    # is tei/ up to date with corpus/?
+      yili build                       # corpus/ → tei/yili-ID.xml, build/ID.report.json for each chapter
+      yili build --chapter shiguanli   # one chapter
+      yili build --check               # is tei/ up to date with corpus/?
     """
-    from .build import format_report, report_json, run_build, tei_bytes, tei_path, write_outputs
-    from .files import check_folder
+    from .build import build_work, front_report
+    from .files import check_folder, write_atomic
+    from .report import dumps as _dumps
+    from .sources.manifest import load_work
 
     cdir = _corpus_dir(corpus)
     tdir = Path(tei_dir) if tei_dir else cdir.parent / "tei"
@@ -467,26 +479,82 @@ def build(corpus: str | None, tei_dir: str | None, report_dir: str | None, check
     if not check:  # before the build: a bad destination costs nothing and leaves nothing behind
         check_folder(tdir, "--tei-dir")
         check_folder(rdir, "--report-dir")
-    result = run_build(cdir)
-    if check:
-        p = tei_path(result, tdir)
-        if not p.exists() or p.read_bytes() != tei_bytes(result):
-            raise YiliStale(f"{p} is stale: it differs from what corpus/ builds (run yili build)")
-        click.echo(f"up to date: {p}")
-        return
-    paths = write_outputs(result, tdir, rdir)
+    work = load_work(cdir)
+    root = (ctx.find_root().obj or {}).get("chapter")
+    wanted = list(chapters) or ([root] if root else list(work.chapters))
+    for c in wanted:
+        if c not in work.chapters:
+            raise UsageError(f"no chapter {shown(c)} in {cdir / 'manifest.toml'} (chapters: {', '.join(work.chapters)})")
+    one = len(wanted) == 1
+    verb = "checking" if check else "building"
+    # progress: always for a work build; for one chapter (a few seconds) on a terminal only, so
+    # that a script's stderr holds nothing but the one error line
+    show = not one or sys.stderr.isatty()
+    if show:
+        what = wanted[0] if one else f"{len(wanted)} chapters, {min(jobs, len(wanted))} at a time"
+        click.echo(f"{verb} {what} …", err=True)
+
+    def progress(o, k: int, n: int) -> None:  # type: ignore[no-untyped-def]
+        if not show:
+            return
+        state = "failed" if o.error else ("stale" if o.stale else ("checked" if check else "built"))
+        click.echo(f"[{k}/{n}] {o.chapter}: {state} in {o.seconds:.1f} s", err=True)
+
+    import time
+
+    t0 = time.perf_counter()
+    outcomes = build_work(cdir, wanted, tdir, rdir, check=check, jobs=jobs, progress=progress,
+                          want_report=one and not quiet and not as_json and not check, want_json=as_json)
+    seconds = time.perf_counter() - t0
+    failed = [o for o in outcomes if o.error]
+    front = []
+    if not one and not check and not failed:
+        front = front_report(cdir)
+        summary = {"chapters": [{k: v for k, v in vars(o).items() if k not in ("report", "report_json")}
+                                for o in outcomes], "front": front, "seconds": round(seconds, 1)}
+        write_atomic(rdir / "work.report.json", _dumps(summary))
+    for o in failed if not one else []:  # one chapter: its error is the command's
+        click.echo(_error_line(f"chapter {o.chapter}: {o.error}"), err=True)
+    ok = [o for o in outcomes if not o.error]
     if as_json:
-        _echo_json(report_json(result), sort_keys=True)
-        return
-    if not quiet:
-        click.echo(format_report(result))
-        click.echo("")
-    n_par = sum(len(s.paragraphs) for s in result.sections)
-    click.echo(
-        f"built {len(result.sections)} sections, {n_par} paragraphs, "
-        f"{sum(len(p.clauses) for s in result.sections for p in s.paragraphs)} clauses → "
-        + ", ".join(str(p) for p in paths)
-    )
+        if one and ok:
+            _echo_json(ok[0].report_json, sort_keys=True)
+        elif ok:
+            _echo_json({o.chapter: o.report_json for o in ok}, sort_keys=True)
+    elif check:
+        for o in ok:
+            click.echo(f"{'stale' if o.stale else 'up to date'}: {o.paths[0]}")
+    elif one and ok:
+        o = ok[0]
+        if not quiet:
+            click.echo(o.report)
+            click.echo("")
+        click.echo(f"built {o.sections} sections, {o.paragraphs} paragraphs, {o.clauses} clauses → "
+                   + ", ".join(o.paths))
+    elif ok:
+        for o in ok:
+            cov = ", ".join(f"{w} {100 * v:.2f}%" for w, v in o.coverage.items())
+            click.echo(f"{o.chapter}: {o.sections} sections, {o.paragraphs} paragraphs, {o.clauses} clauses, "
+                       f"{o.unplaced} reported; placed {cov} ({o.seconds:.1f} s) → {o.paths[0]}")
+        for f in front:
+            click.echo(f"front matter {f['file']} ({', '.join(map(str, f['parts']))}; {f['pages']} pages): in no "
+                       f"TEI, listed in {rdir / 'work.report.json'}")
+        click.echo(f"built {len(ok)} of {len(outcomes)} chapters: {sum(o.sections for o in ok)} sections, "
+                   f"{sum(o.paragraphs for o in ok)} paragraphs, {sum(o.clauses for o in ok)} clauses in "
+                   f"{seconds:.1f} s ({jobs} jobs)")
+    if failed:
+        err = YiliError(f"{len(failed)} of {len(outcomes)} chapters failed: {', '.join(o.chapter for o in failed)}"
+                        + (f" (the others are {'checked' if check else 'written'})" if ok else ""))
+        err.exit_code = max(o.exit_code for o in failed)
+        if one:  # one chapter: its own error line, as before
+            err = YiliError(failed[0].error)
+            err.exit_code = failed[0].exit_code
+        raise err
+    stale = [o for o in outcomes if o.stale]
+    if stale:
+        if one:
+            raise YiliStale(f"{stale[0].paths[0]} is stale: it differs from what corpus/ builds (run yili build)")
+        raise YiliStale(f"{len(stale)} TEI file(s) stale: {', '.join(o.paths[0] for o in stale)} (run yili build)")
 
 
 @main.command()
@@ -704,7 +772,9 @@ EXIT_CODES: dict[str, dict[int, str]] = {
     "xref": {2: "bad usage, or a reference the chapter does not have"},
     "export": {0: "exported", 2: "bad usage, or FILE exists and --force is not given"},
     "build": {0: "built (with --check: tei/ is up to date)",
-              3: "a damaged source or table (named with its line), or with --check a stale tei/"},
+              2: "bad usage, or a chapter the work does not have",
+              3: "a damaged source or table (named with its line) in a chapter, the others written; "
+                 "or with --check a stale tei/"},
     "validate": {0: "valid", 2: "bad usage, or the source check could not run", 3: "problems found"},
     "import translation": {0: "imported", 2: "bad usage, or a file that is not a translation of the chapter"},
     "import witness": {0: "imported", 2: "bad usage, or a file that is not an edition of the chapter"},

@@ -55,9 +55,6 @@ class ZhuAnchor:
     span: Span
     other: SourceUnit | None = None
     sites: list[ZhuSite] = field(default_factory=list)
-    #: where the block (or a block collated into it) quotes the 注 or 经 in other words
-    #: (:mod:`yili_corpus.align.quotations`)
-    findings: list[Any] = field(default_factory=list)
 
     @property
     def point(self) -> int:
@@ -88,6 +85,9 @@ class ShuAnchor:
     other_offsets: list[int] = field(default_factory=list)
     sites: list[ZhuSite] = field(default_factory=list)
     similarity: float = 1.0
+    #: where the block (or a block collated into it) quotes the 注 or 经 in other words
+    #: (:mod:`yili_corpus.align.quotations`)
+    findings: list[Any] = field(default_factory=list)
 
 
 class WitnessMap:

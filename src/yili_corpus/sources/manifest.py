@@ -1,4 +1,6 @@
-"""The source manifest (``corpus/manifest.toml``): ids, descriptions, layers and checksums."""
+"""The manifests: the work's (``corpus/manifest.toml``: its chapters, shared tables and source rows,
+front matter) and each chapter's (``corpus/chapters/ID.toml``: ids, descriptions, layers and
+checksums of its sources)."""
 
 from __future__ import annotations
 
@@ -71,6 +73,9 @@ class Manifest:
     #: The chapter's titles as a reference may write them (the title first, then its variants:
     #: traditional forms, short forms); ``[chapter] titles``, else the title alone.
     titles: list[str] = field(default_factory=list)
+    #: the chapter manifest's file, relative to the corpus folder (``chapters/xiangsheli.toml``;
+    #: ``manifest.toml`` in a corpus of one chapter)
+    path: str = "manifest.toml"
 
     @property
     def folder(self) -> str:
@@ -102,7 +107,7 @@ class Manifest:
 
     def table(self, name: str) -> Path:
         if name not in self.tables:
-            raise DataError(f"[tables] has no {name} (the file of the {name} table)", str(self.corpus_dir / "manifest.toml"))
+            raise DataError(f"[tables] has no {name} (the file of the {name} table)", str(self.corpus_dir / self.path))
         return self.corpus_dir / self.tables[name]
 
     @property
@@ -126,34 +131,127 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(read_corpus_file(path, "source file")).hexdigest()
 
 
-def load_manifest(corpus_dir: Path | str) -> Manifest:
-    """Load and check ``manifest.toml`` in ``corpus_dir``."""
-    corpus_dir = Path(corpus_dir)
-    path = corpus_dir / "manifest.toml"
+#: The work manifest's name in a corpus folder; it lists the chapter manifests (or, in a corpus of
+#: one chapter, is the chapter manifest itself: ``[chapter]`` and ``[[source]]`` in one file).
+WORK_MANIFEST = "manifest.toml"
+
+
+@dataclass
+class Front:
+    """A file of the work that is no chapter (the front matter: 序, 提要, 目錄), as the work manifest
+    lists it (``[[front]]``): checked like every source, placed in no TEI, listed in the build's
+    work report."""
+
+    file: str
+    description: str
+    sha256: str
+    from_: str = ""
+
+
+@dataclass
+class Work:
+    """The work manifest: the work's title, its chapters (id → the chapter manifest's file, in the
+    work's order), the default chapter, the tables every chapter shares, the source rows shared by
+    every chapter's file of one edition (``[sources.NAME]``), the front matter."""
+
+    corpus_dir: Path
+    title: str
+    default: str
+    chapters: dict[str, str]
+    tables: dict[str, str] = field(default_factory=dict)
+    shared: dict[str, dict[str, object]] = field(default_factory=dict)
+    front: list[Front] = field(default_factory=list)
+    #: the work manifest is the one chapter's manifest (a corpus of one chapter)
+    single: bool = False
+
+
+def _read_toml(path: Path, what: str) -> dict[str, object]:
     if not path.exists():
-        raise DataError("manifest not found", str(path))
-    raw = read_corpus_file(path, "manifest")
+        raise DataError(f"{what} not found", str(path))
+    raw = read_corpus_file(path, what)
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise utf8_error(raw, exc, str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"not valid TOML: {exc}", str(path)) from None
     except ValueError as exc:  # tomllib's int() of a number of over 4300 digits
         raise DataError(f"not valid TOML: {str(exc)[:100]}", str(path)) from None
+
+
+def load_work(corpus_dir: Path | str) -> Work:
+    """Load the work manifest ``manifest.toml`` of ``corpus_dir``: ``[work]`` (title, default,
+    chapters: the chapter manifests' files), ``[tables]``, ``[sources.NAME]``, ``[[front]]``. A
+    ``manifest.toml`` with ``[chapter]`` is a corpus of one chapter (its own work)."""
+    corpus_dir = Path(corpus_dir)
+    path = corpus_dir / WORK_MANIFEST
+    data = _read_toml(path, "manifest")
+    try:
+        if "work" not in data and "chapter" in data:
+            ch = data["chapter"]
+            assert isinstance(ch, dict)
+            return Work(corpus_dir, str(ch["work"]), str(ch["id"]), {str(ch["id"]): WORK_MANIFEST}, single=True)
+        w = data["work"]
+        assert isinstance(w, dict)
+        chapters: dict[str, str] = {}
+        for f in w["chapters"]:
+            cid = Path(str(f)).stem
+            if cid in chapters:
+                raise DataError(f"[work] chapters: {cid} twice", str(path))
+            chapters[cid] = str(f)
+        front = [Front(str(f["file"]), str(f["description"]), str(f["sha256"]), str(f.get("from", "")))
+                 for f in data.get("front", [])]  # type: ignore[union-attr]
+        shared = {str(k): dict(v) for k, v in dict(data.get("sources", {})).items()}  # type: ignore[arg-type]
+        work = Work(corpus_dir, str(w["title"]), str(w["default"]), chapters, dict(data.get("tables", {})),  # type: ignore[arg-type]
+                    shared, front)
+    except (KeyError, TypeError, ValueError, AssertionError) as exc:
+        raise DataError(f"work manifest entry missing or wrong: {str(exc)[:200]}", str(path)) from None
+    if work.default not in work.chapters:
+        raise DataError(f"[work] default {work.default!r} is not one of its chapters", str(path))
+    if not all(isinstance(x, str) for x in [*work.tables.values(), *work.chapters.values()]):
+        raise DataError("work manifest entry of the wrong type: tables and chapters are file names", str(path))
+    return work
+
+
+def load_manifest(corpus_dir: Path | str, chapter: str | None = None) -> Manifest:
+    """Load and check the manifest of ``chapter`` (default: the work's default chapter) in
+    ``corpus_dir``: the chapter manifest the work manifest names, with the work's tables and shared
+    source rows."""
+    work = load_work(corpus_dir)
+    cid = chapter or work.default
+    if cid not in work.chapters:
+        raise DataError(f"no chapter {cid!r} in the work (chapters: {', '.join(work.chapters)})",
+                        str(work.corpus_dir / WORK_MANIFEST))
+    return _chapter_manifest(work, cid)
+
+
+def _chapter_manifest(work: Work, cid: str) -> Manifest:
+    corpus_dir = work.corpus_dir
+    rel = work.chapters[cid]
+    path = corpus_dir / rel
+    data = _read_toml(path, "chapter manifest")
     try:
         ch = data["chapter"]
+        assert isinstance(ch, dict)
         m = Manifest(
             corpus_dir=corpus_dir,
             chapter_id=ch["id"],
             chapter_title=ch["title"],
-            work_title=ch["work"],
+            work_title=ch.get("work", work.title),
             chapter_number=int(ch["number"]),
             base=ch["base"],
-            tables=dict(data["tables"]),
+            tables={**work.tables, **dict(data.get("tables", {}))},  # type: ignore[arg-type]
             titles=list(ch.get("titles", [ch["title"]])),
+            path=rel,
         )
-        for s in data["source"]:
+        for row in data["source"]:  # type: ignore[union-attr]
+            s = dict(row)
+            if "from" in s:  # the fields every chapter's file of this edition shares
+                name = s.pop("from")
+                if name not in work.shared:
+                    raise DataError(f"source {s.get('id')}: from = {name!r} names no [sources.{name}] of "
+                                    f"{WORK_MANIFEST}", str(path))
+                s = {**work.shared[name], **s}
             m.sources.append(
                 SourceEntry(
                     id=s["id"], file=s["file"], format=s["format"], description=s["description"],
@@ -169,8 +267,10 @@ def load_manifest(corpus_dir: Path | str) -> Manifest:
                     edition_date_text=s.get("edition_date_text", ""),
                 )
             )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AssertionError) as exc:
         raise DataError(f"manifest entry missing or wrong: {str(exc)[:200]}", str(path)) from None
+    if m.chapter_id != cid:
+        raise DataError(f"[chapter] id {m.chapter_id!r} differs from the file's name ({cid})", str(path))
     strings = [m.chapter_id, m.chapter_title, m.work_title, m.base, *m.tables.values(), *m.titles]
     strings += [x for s in m.sources for x in (s.id, s.file, s.format, s.description, s.sha256, s.edition, *s.layers,
                                                 *s.held, s.repository, s.commit, s.licence, s.licence_url,
@@ -209,7 +309,7 @@ def verify_checksums(manifest: Manifest) -> None:
         if got != s.sha256:
             raise DataError(
                 f"checksum changed (manifest {s.sha256[:12]}…, file {got[:12]}…); if the change is "
-                f"intended, update sha256 of {s.id} in manifest.toml",
+                f"intended, update sha256 of {s.id} in {manifest.path}",
                 str(p),
             )
 
@@ -245,5 +345,5 @@ def check_roles(manifest: Manifest, parsed: dict[str, ParsedSource]) -> None:
         extra = sorted(kinds - set(s.layers) - set(s.held))
         if extra:
             raise DataError(f"source {s.id}: its file holds {', '.join(extra)}, which its layers "
-                            f"({', '.join(s.layers)}) do not list; add them to layers in manifest.toml",
-                            str(manifest.corpus_dir / "manifest.toml"))
+                            f"({', '.join(s.layers)}) do not list; add them to layers in {manifest.path}",
+                            str(manifest.corpus_dir / manifest.path))

@@ -65,7 +65,7 @@ def collation_account(m: Manifest) -> str:
         "with @source). Otherwise the reading is chosen by the majority of the witnesses of the passage; "
         "on a tie by attestation elsewhere in the corpus (the candidate with its neighbours, two "
         "characters of context then one); on a tie still by the witness rank of "
-        f"{m.pointer('manifest.toml')} ({', '.join(ranked)}). Each app says its rule in a note. Where no "
+        f"{m.pointer(m.path)} ({', '.join(ranked)}). Each app says its rule in a note. Where no "
         f"witness has the right reading, {_table(m, 'emendations')} gives it with its evidence (app "
         f"type=emendation, choice/sic/corr). Clauses are divided by the evidence of the witnesses "
         f"(segmentation); paragraphs start where a witness starts one; sections follow "
