@@ -178,7 +178,8 @@ def niutrans_key(path: Path, norm: Normaliser) -> Key:
                 ji.append(len(key))
         key.extend(k)
         chars.extend(u.text[i] for i in idx)
-    return Key("".join(key), "".join(chars), ji, path.name)
+    m = re.fullmatch(r"(?:niutrans-yili-)?(\d\d)\.txt", path.name)
+    return Key("".join(key), "".join(chars), ji, f"niutrans-yili-{m.group(1)}.txt" if m else path.name)
 
 
 def siku_key(units: list[SourceUnit], norm: Normaliser, name: str) -> tuple[Key, dict[int, int]]:
@@ -449,15 +450,20 @@ def main(argv: list[str] | None = None) -> int:
                                  description="Write the section table of a chapter from the 疏's division.")
     ap.add_argument("siku", type=Path, help="a 四库 卷 file (KR1d0028_0NN.txt)")
     ap.add_argument("--niutrans", type=Path, help="the chapter's niutrans file (default: "
-                    "niutrans-yili-NN.txt beside the 四库 file, else /work/shared/witnesses/niutrans-yili/NN.txt)")
-    ap.add_argument("--variants", type=Path, help="the variant table (default: corpus/variants.tsv beside the file)")
+                    "niutrans-yili-NN.txt beside the 四库 file, else ../niutrans-yili/NN.txt of the witness collection)")
+    ap.add_argument("--variants", type=Path, help="the variant table (default: variants.tsv beside the file, else ./corpus/variants.tsv)")
     a = ap.parse_args(argv)
     try:
         n = chapter_number(a.siku)
         nt = a.niutrans or a.siku.with_name(f"niutrans-yili-{n:02d}.txt")
-        if not nt.exists():
-            nt = Path("/work/shared/witnesses/niutrans-yili") / f"{n:02d}.txt"
-        out = table(a.siku, nt, a.variants or a.siku.with_name("variants.tsv"))
+        if not nt.exists():  # the witness collection: KR1d0028/ beside niutrans-yili/
+            nt = a.siku.resolve().parent.parent / "niutrans-yili" / f"{n:02d}.txt"
+        var = a.variants or a.siku.with_name("variants.tsv")
+        if not var.exists():
+            var = Path("corpus") / "variants.tsv"
+        if not var.exists():
+            raise ValueError("no variant table: give --variants corpus/variants.tsv")
+        out = table(a.siku, nt, var)
     except YiliError as exc:
         print(f"yili: error: {exc}", file=sys.stderr)
         return exc.exit_code
