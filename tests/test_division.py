@@ -133,3 +133,9 @@ def test_the_generator_as_a_user_runs_it(tmp_path: Path) -> None:
     assert err.returncode == 2 and err.stdout == ""
     assert err.stderr.startswith("yili: error: ") and len(err.stderr.strip().splitlines()) == 1
     assert "Traceback" not in err.stderr
+
+
+def test_docs_carry_the_current_counts() -> None:
+    doc = (ROOT / "docs" / "alignment.md").read_text(encoding="utf-8")
+    assert "### Sections from the 疏's division" in doc
+    assert division.summary_table(CORPUS) in doc

@@ -425,6 +425,25 @@ def format_table(rows: list[Row], siku_name: str, key: Key, command: str) -> str
     return "\n".join(out) + "\n"
 
 
+def summary_table(corpus: Path) -> str:
+    """Per chapter (``yili-chapters.tsv``), the counts of its generated table in
+    ``corpus/sections/``, as the Markdown table of docs/alignment.md ("Sections from the 疏's
+    division")."""
+    from ..tables import read_table
+
+    out = ["| chapter | table | sections | 疏 divisions | no 疏 division | 记 sections | X past the next start "
+           "| X not found |", "|---|---|---|---|---|---|---|---|"]
+    for _i, c in read_table(corpus / "yili-chapters.tsv", ["n", "title", "also", "id"], "chapter table"):
+        name = "xiangsheli-shu.tsv" if c[3].strip() == "xiangsheli" else f"{c[3].strip()}.tsv"
+        lines = (corpus / "sections" / name).read_text(encoding="utf-8").splitlines()
+        rows = [ln.split("\t") for ln in lines if ln and not ln.startswith("#")][1:]
+        counts = [len(rows), sum(1 for r in rows if r[5]), sum(1 for r in rows if "no 疏 division" in r[4]),
+                  sum(1 for r in rows if r[1] == "ji"), sum(1 for r in rows if "runs past" in r[4]),
+                  sum(1 for r in rows if "not found" in r[4])]
+        out.append(f"| {c[0]} {c[1]} | {name} | " + " | ".join(map(str, counts)) + " |")
+    return "\n".join(out)
+
+
 def chapter_number(siku_path: Path) -> int:
     """The chapter number of a 四库 卷 file name (``KR1d0028_005.txt`` → 5)."""
     m = re.search(r"_(\d{3})\.txt$", siku_path.name)
