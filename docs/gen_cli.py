@@ -58,8 +58,9 @@ SECTIONS: list[tuple[str, str, list[str], int]] = [
      "`-o FILE` is written atomically and refused if it exists, unless `--force`.",
      ["export --section 17 --layer jing --layer zhu --format md", "export --section 17 --layer jing --format tsv"], 14),
     ("stats", "Units and characters (units/characters) per section and layer.", ["stats"], 12),
-    ("build", "Build the TEI from `corpus/` and print the coverage report; `--check` fails (exit 3) if "
-     "`tei/` is stale. See docs/collation.md, docs/alignment.md.", ["build --check"], 5),
+    ("build", "Build the TEI of every chapter (or of one, `--chapter ID`) from `corpus/` and print the coverage "
+     "report; `--check` fails (exit 3) if `tei/` is stale. See docs/collation.md, docs/alignment.md, "
+     "docs/extending.md.", ["build --check --chapter xiangsheli"], 5),
     ("validate", "Validate TEI against TEI P5 `tei_all` (fetched from the package registry at first use "
      "and cached; `--schema PATH`, `--no-schema`) and the project's rules. See docs/encoding.md.",
      ["validate --no-schema"], 5),
