@@ -63,6 +63,8 @@ VERBS = "論説陳"
 #: The chapters whose niutrans file lacks part of the 经: their 经 key is the 四库 copy's.
 SIKU_KEY_CHAPTERS = {1, 11}
 MIN_INCIPIT = 6
+#: How far from the previous head a head of 2 or 3 characters may be found (in key characters).
+NEAR = 300
 HEADER = ["n", "kind", "title", "incipit", "how", "shu_line", "shu", "note"]
 
 
@@ -235,8 +237,8 @@ def divisions(units: list[SourceUnit]) -> list[tuple[SourceUnit, str | None, Div
 def _locate(k: str, key: str, at: int) -> int:
     """Where the 经 key ``k`` of the head of a 疏 block's 经 stands in ``key`` from ``at`` on, or
     -1: the nearest place where 6 to 10 of its characters stand (anywhere in the head: the
-    transcriptions differ in places), else the nearest with 5 or 4 (a
-    long probe that fails nearby may match far away, in the 记)."""
+    transcriptions differ in places), else the nearest with 5 or 4 (a long probe that fails nearby
+    may match far away, in the 记); a head of 2 or 3 characters only within :data:`NEAR`."""
     for lengths in ((10, 8, 6), (5, 4)):
         found = []
         for n in lengths:
@@ -249,6 +251,10 @@ def _locate(k: str, key: str, at: int) -> int:
                     found.append(i - skip)
         if found:
             return min(found)
+    if 2 <= len(k) < 4:  # a short 经 unit (羹定) before a 注 run: near the previous head only
+        i = key.find(k, at)
+        if 0 <= i - at <= NEAR:
+            return i
     return -1
 
 
