@@ -431,8 +431,9 @@ def format_table(rows: list[Row], siku_name: str, key: Key, command: str) -> str
         f"# Sections generated from the 疏's own division (釋曰自此至X論Y …) of {siku_name}, by",
         f"#   {command}",
         "# with the rule of src/yili_corpus/text/division.py (docs/alignment.md, \"Sections from the",
-        f"# 疏's division\"). Incipits are found in the 经 key of {key.source}. Generated: it may be corrected by",
-        "# hand; a corrected row says so in its note column (tests/test_division.py keeps such rows).",
+        "# 疏's division\"). Incipits are found in the 经 key (Normaliser.key with corpus/variants.tsv) of",
+        f"# {key.source}. Generated: it may be corrected by hand; a corrected row says so in its note",
+        "# column (tests/test_division.py keeps such rows).",
         "# how: how the row was made; shu_line: the file line of the 疏 block; shu: its words.",
         "\t".join(HEADER),
     ]
