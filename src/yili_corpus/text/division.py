@@ -13,10 +13,13 @@ THE RULE. 贾公彦's 疏 divides each chapter itself: the 釋曰 that opens a �
      block's 经 to X. The verb before Y may be 論, 説 or 陳; where none stands
      (``此下至送于門外再拜主人禮賔之事``, ``自此盡斂旜為…之事``), X is the longest head of the words
      that the chapter's 经 has from the section's start on, and Y the rest.
+   * ``此Y章`` / ``此是Y章`` at the head of the 釋曰 (丧服: 此齊衰三年章以輕於斬故次斬後) — a 章
+     opens at the block's 经; Y章 is the title, and it runs to the next division.
    * ``此一經論Y``, ``此經論Y``, ``此經及下經論Y``, ``此一經Y之節`` at the head of the 釋曰 —
      the block's own 经; it runs to the next division (the 疏 blocks on its 注 follow it).
 
-   Y ends at its first ``之事``, ``之節`` (dropped) or ``之儀``, ``之法``, ``之禮``, ``之等`` (kept); a
+   Y ends at its first ``之事``, ``之節`` (dropped) or ``之儀``, ``之法``, ``之禮``, ``之等`` (kept),
+   or at a 也 that comes before them; ``此一經Y`` without 論 needs such an end; a
    statement whose Y has no such end within 40 characters is a division without a title (its row
    is titled by its incipit and says so). A statement farther into the part (``上文已陳衣冠器物自此
    以下至…``) counts only when it has the full ``自此…至/盡X論Y…之事`` form.
@@ -57,12 +60,16 @@ from .normalise import Normaliser, VariantTable, t2s_char
 SPAN_RE = re.compile(r"(?:自此|從此|此)(?:[以已]?下)?(至|盡)(.{1,60})")
 #: A division of the block's own 经, at the head of the 釋曰: 此一經論Y, 此經論Y, 此經及下經論Y.
 SINGLE_RE = re.compile(r"此(?:一經|經(?:及下經)?(?=論))(論|明)?(.{1,60})")
+#: A 章 of 丧服 named at the head of the 釋曰: 此齊衰三年章…, 此是小功成人章… (the block's 经 opens it).
+ZHANG_RE = re.compile(r"此(?:是)?(?!則)([^此章]{2,6}?)章")  # not 此則期章 (a reference)
 #: Where Y ends: dropped (之事, 之節) or kept (之儀, 之法, 之禮, 之等).
 Y_END_RE = re.compile(r"之事|之節|之莭|之儀|之法|之禮|之等")
 VERBS = "論説陳"
 #: The chapters whose niutrans file lacks part of the 经: their 经 key is the 四库 copy's.
 SIKU_KEY_CHAPTERS = {1, 11}
 MIN_INCIPIT = 6
+#: How far from the previous head a head of 2 or 3 characters may be found (in key characters).
+NEAR = 300
 HEADER = ["n", "kind", "title", "incipit", "how", "shu_line", "shu", "note"]
 
 
@@ -97,9 +104,12 @@ class Row:
 
 def _split_y(rest: str) -> str:
     """Y from the words after the verb: up to its first end (之事, 之節 dropped; 之儀, 之法, 之禮
-    kept) within 42 characters; else up to a bare 事 or 也 within 24 (論三番射事); else up to the next
+    kept) within 42 characters, unless a 也 within 24 comes first; else up to a bare 事 or 也 within 24 (論三番射事); else up to the next
     part (注釋曰) or the end of the words within 30 (論三耦爲第一番射法注釋曰)."""
     m = Y_END_RE.search(rest, 0, 42)
+    also = rest.find("也", 0, 24)
+    if m and 0 < also < m.start():  # 論衰冠升數多少也以其…緦麻之等: the statement ended first
+        return rest[:also]
     if m:
         keep = m.group(0) in ("之儀", "之法", "之禮", "之等")
         return rest[: m.end()] if keep else rest[: m.start()]
@@ -121,9 +131,12 @@ def find_division(text: str, parts: list[dict[str, object]]) -> tuple[str, str, 
         if kind == "unmarked":
             continue
         if kind == "jing":
+            zm = ZHANG_RE.match(text, head, b)
+            if zm:
+                return kind, zm.group(0), "", zm.group(1) + "章", True
             sm = SINGLE_RE.match(text, head, b)
-            if sm:
-                y = _split_y(sm.group(2))
+            if sm:  # without 論 only with an end of Y (此一經獻庶子以下之節)
+                y = _split_y(sm.group(2)) if sm.group(1) or Y_END_RE.search(sm.group(2), 0, 42) else ""
                 if y:
                     return kind, text[sm.start():sm.start(2) + len(y) + 2], "", y, True
         for m in SPAN_RE.finditer(text, head, b):
@@ -235,8 +248,8 @@ def divisions(units: list[SourceUnit]) -> list[tuple[SourceUnit, str | None, Div
 def _locate(k: str, key: str, at: int) -> int:
     """Where the 经 key ``k`` of the head of a 疏 block's 经 stands in ``key`` from ``at`` on, or
     -1: the nearest place where 6 to 10 of its characters stand (anywhere in the head: the
-    transcriptions differ in places), else the nearest with 5 or 4 (a
-    long probe that fails nearby may match far away, in the 记)."""
+    transcriptions differ in places), else the nearest with 5 or 4 (a long probe that fails nearby
+    may match far away, in the 记); a head of 2 or 3 characters only within :data:`NEAR`."""
     for lengths in ((10, 8, 6), (5, 4)):
         found = []
         for n in lengths:
@@ -249,6 +262,10 @@ def _locate(k: str, key: str, at: int) -> int:
                     found.append(i - skip)
         if found:
             return min(found)
+    if 2 <= len(k) < 4:  # a short 经 unit (羹定) before a 注 run: near the previous head only
+        i = key.find(k, at)
+        if 0 <= i - at <= NEAR:
+            return i
     return -1
 
 
@@ -414,8 +431,9 @@ def format_table(rows: list[Row], siku_name: str, key: Key, command: str) -> str
         f"# Sections generated from the 疏's own division (釋曰自此至X論Y …) of {siku_name}, by",
         f"#   {command}",
         "# with the rule of src/yili_corpus/text/division.py (docs/alignment.md, \"Sections from the",
-        f"# 疏's division\"). Incipits are found in the 经 key of {key.source}. Generated: it may be corrected by",
-        "# hand; a corrected row says so in its note column (tests/test_division.py keeps such rows).",
+        "# 疏's division\"). Incipits are found in the 经 key (Normaliser.key with corpus/variants.tsv) of",
+        f"# {key.source}. Generated: it may be corrected by hand; a corrected row says so in its note",
+        "# column (tests/test_division.py keeps such rows).",
         "# how: how the row was made; shu_line: the file line of the 疏 block; shu: its words.",
         "\t".join(HEADER),
     ]
