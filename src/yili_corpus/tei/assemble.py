@@ -6,6 +6,7 @@ its file, as an RFC 5147 fragment (``#w003 corpus/003_….txt#char=5678,5702``).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..align.commentary import LEMMA_ROLES
@@ -460,9 +461,28 @@ def to_document(r: BuildResult) -> Document:
                     corpus=m.folder, overrides_table=_table(m, "overrides") if "overrides" in m.tables else "",
                     works_table=_table(m, "works"), traditional=m.traditional or "", pages=pages.pages,
                     segmentation=segmentation_account(m), clause_changes=clause_changes(r, loc),
-                    cited_editions=[(e.id, e.name, e.description, f"{r.manifest.pointer(_wfile(r))} lines {e.lines}")
+                    cited_editions=[(e.id, e.name, e.description, f"{r.manifest.pointer(_wfile(r))} lines {_edition_lines(r, e)}")
                                     for e in r.kaozheng_editions if any(x is e for a in r.kaozheng for x, _ in a.editions)],
                     editions_table=_table(m, "kaozheng_editions") if "kaozheng_editions" in m.tables else "")
+
+
+def _edition_lines(r: BuildResult, e: Any) -> str:
+    """The lines of this chapter's 考證 file where the entries write the edition's name (``1739–1740``
+    where it runs over a line end), as the table's ``lines`` column gives them for 卷五: found in
+    the chapter's own file, so that another chapter's header does not cite 卷五's lines."""
+    pat = re.compile(r"(?:¶\n[\s　]*)?".join(map(re.escape, e.name)))
+    out: list[str] = []
+    for a in r.kaozheng:
+        if not any(x is e for x, _ in a.editions):
+            continue
+        u = a.unit
+        text = r.parsed[u.source].text
+        for m in pat.finditer(text, u.offset, u.end):
+            first, last = text.count("\n", 0, m.start()) + 1, text.count("\n", 0, m.end() - 1) + 1
+            v = str(first) if first == last else f"{first}–{last}"
+            if v not in out:
+                out.append(v)
+    return " ".join(out)
 
 
 def _wfile(r: BuildResult) -> str:
