@@ -41,8 +41,15 @@ QUERIES = ["觯", "楅", "获者", "司射", "释获者坐", "主人阼阶", "�
 def make_copy(k: int, base: Path) -> Path:
     dst = base / f"corpus{k}"
     shutil.copytree(ROOT / "corpus", dst)
-    m = (dst / "manifest.toml").read_text(encoding="utf-8")
-    (dst / "manifest.toml").write_text(m.replace('id = "xiangsheli"', f'id = "xiangsheli{k}"', 1), encoding="utf-8")
+    # the copy's default chapter is 乡射礼 under another id (the chapter manifest's name is its id)
+    w = (dst / "manifest.toml").read_text(encoding="utf-8")
+    w = w.replace('"chapters/xiangsheli.toml"', f'"chapters/xiangsheli{k}.toml"').replace(
+        'default = "xiangsheli"', f'default = "xiangsheli{k}"')
+    (dst / "manifest.toml").write_text(w, encoding="utf-8")
+    c = dst / "chapters" / "xiangsheli.toml"
+    (dst / "chapters" / f"xiangsheli{k}.toml").write_text(
+        c.read_text(encoding="utf-8").replace('id = "xiangsheli"', f'id = "xiangsheli{k}"', 1), encoding="utf-8")
+    c.unlink()
     return dst
 
 

@@ -191,7 +191,7 @@ def test_killed_build_leaves_the_old_tei(tmp_path: Path) -> None:
         "    os.kill(os.getpid(), 9)\n"
         "files.os.replace = die\n"
         "from yili_corpus.cli import main\n"
-        f"sys.argv = ['yili', 'build', '--corpus', {str(ROOT / 'corpus')!r}, '--tei-dir', {str(tei_dir)!r},"
+        f"sys.argv = ['yili', 'build', '--chapter', 'xiangsheli', '--corpus', {str(ROOT / 'corpus')!r}, '--tei-dir', {str(tei_dir)!r},"
         f" '--report-dir', {str(tmp_path / 'rep')!r}, '-q']\n"
         "main()\n"
     )
