@@ -203,7 +203,7 @@ LAYER_OPTION = _layer_option()
 @click.pass_context
 def search(ctx: click.Context, query: str, layers: tuple[str, ...], section: str | None, regex: bool, word: bool,
            context: int, limit: int | None, as_json: bool) -> None:
-    """Find every place QUERY occurs, in any layer.
+    """Find every place QUERY occurs, in any layer, in every chapter (--chapter ID: in one).
 
     Simplified, traditional and variant forms and punctuation do not matter: 釋獲, 释获 and
     释 获 find the same places; 於堂西 finds 于堂西. Exit 1 if nothing is found.
@@ -211,6 +211,7 @@ def search(ctx: click.Context, query: str, layers: tuple[str, ...], section: str
     \b
     Example:
       yili search 获者
+      yili search 比三耦 --chapter dashe
       yili search 司射 --layer trans
       yili search "释获者.{0,3}坐" --regex --section 26-35
     """
@@ -276,6 +277,8 @@ def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_
     REF is a section, paragraph or clause in any form: 16, 16.2, 16.2.3, §16, 乡射礼16,
     乡射礼第十六节, 鄉射禮 16, xiangsheli.16.2@zhu; a range (16-17, 16.2-16.4); or the id of
     a unit that a command printed (xiangsheli.w005.zhu113: its paragraph, in its layer).
+    A reference may name any chapter (燕礼第3节, 燕禮 3, yanli.3.1, dashe.w005.zhu12); a bare
+    one is 乡射礼's, or the chapter --chapter names.
     A paragraph of more than one clause numbers them ([1]…), as 注 and notes cite them; under
     it, 校 lists where the witnesses of its clauses differ (clause lemma］witness reading).
 
@@ -286,6 +289,7 @@ def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_
     \b
     Example:
       yili show 16
+      yili show 燕礼第1节
       yili show 乡射礼第十七节 --layer jing --layer trans
       yili show 17.2 --script hant --json
     """
@@ -317,7 +321,8 @@ def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_
 @click.pass_context
 def cite(ctx: click.Context, text: str, style: str, script: str | None, as_json: bool) -> None:
     """Find where a quotation comes from and print its citation, with its page in the printed
-    edition (《儀禮注疏》卷五《鄉射禮》，文淵閣四庫全書本，葉12b).
+    edition (《儀禮注疏》卷五《鄉射禮》，文淵閣四庫全書本，葉12b). Every chapter is searched
+    (--chapter ID: one); the best candidate comes first, with its chapter.
 
     Script, variant forms, punctuation and a few wrong or missing characters do not stop it;
     the score says how close the passage is (1 = exact). Exit 1 if nothing is close enough.
@@ -405,7 +410,7 @@ def xref(ctx: click.Context, ref: str, as_json: bool) -> None:
 @click.pass_context
 def export(ctx: click.Context, section: str | None, layers: tuple[str, ...], fmt: str, output: str | None,
            force: bool) -> None:
-    """Export a range of sections as parallel text.
+    """Export a range of sections of one chapter (--chapter ID; default xiangsheli) as parallel text.
 
     \b
     Example:
@@ -443,12 +448,15 @@ def export(ctx: click.Context, section: str | None, layers: tuple[str, ...], fmt
 @CHAPTER_OPTION
 @click.pass_context
 def stats(ctx: click.Context, as_json: bool, only_coverage: bool) -> None:
-    """Units and characters per section and layer, then the coverage: which sections have which
-    layers (sections with the same layers in one row).
+    """The chapters, with their sections and units/characters per layer, and the work's totals;
+    with --chapter ID (or one chapter in tei/), units and characters per section and layer of
+    that chapter, then the coverage: which sections have which layers (sections with the same
+    layers in one row).
 
     \b
     Example:
       yili stats
+      yili stats --chapter yanli
       yili stats --coverage
     """
     from .layers import KEYS as LAYERS
