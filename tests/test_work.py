@@ -147,3 +147,21 @@ def test_import_a_witness_into_another_chapter(tmp_path: Path) -> None:
     assert code == 0 and "异文 mine" in out
     code, out, _ = yili("show", "16")
     assert code == 0 and "异文 mine" not in out
+    code, out, _ = yili("overlays")
+    assert code == 0 and re.search(r"^mine\s+witness\s+shiguanli\s", out, re.M), out
+
+
+def test_export_and_xref_take_the_chapter(tmp_path: Path) -> None:
+    code, out, err = yili("export", "--chapter", "yanli", "--section", "1", "--layer", "jing", "--format", "md")
+    assert code == 0 and "《仪礼·燕礼》" in out and "乡射礼" not in out, err
+    code, out, err = yili("export", "--section", "16", "--layer", "jing", "--format", "md")  # the default chapter
+    assert code == 0 and "《仪礼·乡射礼》" in out, err
+    x = as_json("xref", "yanli.1")
+    assert x["ref"].startswith("yanli.1") and x["section"] == 1
+    assert as_json("--chapter", "dashe", "xref", "1")["ref"].startswith("dashe.1")
+
+
+def test_a_section_range_is_the_default_chapters_numbering() -> None:
+    res = as_json("search", "司射", "--section", "16")
+    assert res["hits"] and {h["chapter"] for h in res["hits"]} == {"xiangsheli"}
+    assert {h["section"] for h in res["hits"]} == {16}

@@ -66,8 +66,18 @@ class Corpus:
         """The overlays of this chapter (an overlay records the chapter it was imported into)."""
         if not self.all_overlays:
             return []
-        cid = self.index.meta.get("chapter", "")
+        cid = self.chapter_id
         return [ov for ov in self.all_overlays if not ov.chapter or ov.chapter == cid]
+
+    @cached_property
+    def chapter_id(self) -> str:
+        """The chapter's id (from the index's meta if it is open, else the TEI header's first
+        bytes: the TEI is not parsed nor the index opened for it)."""
+        if "index" in self.__dict__:
+            return self.index.meta.get("chapter", "")
+        from .query.work import header_info
+
+        return header_info(self.tei).id or self.index.meta.get("chapter", "")
 
     def _with_overlays(self, doc: Document) -> Document:
         if not self.overlay_list:

@@ -739,8 +739,8 @@ def overlays(ctx: click.Context) -> None:
         return
     for ov in ovs:
         layers = sorted({u.layer for u in ov.units})
-        click.echo(f"{ov.name:<16} {ov.kind:<12} {len(ov.units):>4} units, {len(ov.apps):>4} readings  "
-                   f"{' '.join(layers)}  {ov.path}")
+        click.echo(f"{ov.name:<16} {ov.kind:<12} {ov.chapter or '—':<16} {len(ov.units):>4} units, "
+                   f"{len(ov.apps):>4} readings  {' '.join(layers)}  {ov.path}")
 
 
 @overlays.command("remove")
