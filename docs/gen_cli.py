@@ -21,11 +21,12 @@ INTRO = """# The `yili` command line
 
 Every command has `--help` with an example, and the reading commands have `--json`. Exit codes:
 0 found/ok, 1 nothing found, 2 bad usage or bad input (one line, no traceback), 3 damaged data
-(names the file and place). The reading commands read the TEI (`tei/yili-*.xml` of the project,
-`$YILI_TEI`, or `yili --tei FILE …`; with several chapters' TEIs in `tei/`, `yili --chapter ID …`
-says which, and without it the command stops and names them), never the sources; the first search
-builds an index in the user cache folder (`~/.cache/yili-corpus`, or `$YILI_CACHE_DIR`), rebuilt
-when the TEI changes.
+(names the file and place). The reading commands read the TEIs (`tei/yili-*.xml` of the project,
+one a chapter; or `$YILI_TEI`, `yili --tei FILE …` for one), never the sources. `search`, `cite`
+and `stats` read every chapter; `--chapter ID` (before or after the command) keeps them to one and
+says which chapter a bare reference (`16`) and `--section` mean (default: xiangsheli); a reference
+may name its chapter (`燕礼第3节`, `yanli.3.1`). The first search builds an index a chapter in the
+user cache folder (`~/.cache/yili-corpus`, or `$YILI_CACHE_DIR`), rebuilt when the TEI changes.
 
 This page is made by `python docs/gen_cli.py` from real runs; long outputs are cut (…).
 """
@@ -35,14 +36,15 @@ SECTIONS: list[tuple[str, str, list[str], int]] = [
      "do not matter (釋獲 = 释获 = 释 获; 於堂西 finds 于堂西). `--layer` (repeatable), `--section 16-22`, "
      "`--regex` (on the normalised text, stopped after 1 s), `--word` (whole words: jieba with a "
      "dictionary of ritual terms made from the corpus; jieba is loaded only then), `--context N`. "
-     "JSON: `{query, total, counts, hits: [{ref, section, layer, text, start, end, before, match, "
-     "after, citation, unit}]}` — `text[start:end] == match`; `ref` is the clause for 经/记, "
+     "JSON: `{query, total, counts, chapters: [{chapter, title, total}], hits: [{ref, chapter, section, "
+     "layer, text, start, end, before, match, after, citation, unit}]}` — `text[start:end] == match`; `ref` is the clause for 经/记, "
      "`PARAGRAPH@LAYER` for the others; `unit` is the unit's xml:id.",
-     ["search 獲者 --context 6", "search 司射 --layer trans", "search 释获 --word --section 26-27",
+     ["search 獲者 --context 6", "search 比三耦 --limit 3", "search 司射 --layer trans", "search 释获 --word --section 26-27",
       "search 获者 --layer zhu --json"], 30),
     ("show", "A passage with its layers in reading order: the 经/记 (clauses joined by ．), each 注 with "
      "the number of the clause it follows, 疏 and notes with the clauses they attach to, translation. "
-     "REF: `16`, `16.2`, `16.2.3`, `§16`, `乡射礼16`, `乡射礼第十六节`, `鄉射禮 16`, `xiangsheli.16.2@zhu`. "
+     "REF: `16`, `16.2`, `16.2.3`, `§16`, `乡射礼16`, `乡射礼第十六节`, `鄉射禮 16`, `xiangsheli.16.2@zhu`; "
+     "another chapter's: `燕礼第3节`, `燕禮 3`, `yanli.3.1`, `dashe.w005.zhu12`, or `--chapter yanli show 3`. "
      "JSON: `{ref, section, title, layers: {LAYER: [UNIT…]}}`; a 经/记 UNIT is `{ref, text}`, the "
      "others `{ref, text, attach: {ref, to, quote}}` (and `n`, `sentences` for translation).",
      ["show 乡射礼第十七节", "show 17.2 --layer jing --layer zhu --script hant", "show xiangsheli.17.2.2 --json"], 40),
@@ -57,7 +59,8 @@ SECTIONS: list[tuple[str, str, list[str], int]] = [
      "page), `json`, `tei` (a valid TEI subset), `latex` (an 注疏 edition for XeLaTeX, docs/export.md). "
      "`-o FILE` is written atomically and refused if it exists, unless `--force`.",
      ["export --section 17 --layer jing --layer zhu --format md", "export --section 17 --layer jing --format tsv"], 14),
-    ("stats", "Units and characters (units/characters) per section and layer.", ["stats"], 12),
+    ("stats", "The chapters with their sections and units/characters per layer (with one chapter, or "
+     "`--chapter ID`: per section and layer).", ["stats"], 12),
     ("build", "Build the TEI of every chapter (or of one, `--chapter ID`) from `corpus/` and print the coverage "
      "report; `--check` fails (exit 3) if `tei/` is stale. See docs/collation.md, docs/alignment.md, "
      "docs/extending.md.", ["build --check --chapter xiangsheli"], 5),

@@ -1,125 +1,167 @@
-"""The whole work (issue 15, item 1 and item 5's build): the work manifest and the seventeen chapter
-manifests load and their files check; the fields every chapter's file of one edition shares come
-from the work manifest; ``yili build`` builds every chapter in parallel with progress on stderr and
-lists the front matter, ``--chapter ID`` builds one, and a chapter that fails is one line naming it
-while the others are written."""
+"""The whole work as one corpus (issue 15, items 3 and 6): references that name their chapter,
+every read command across chapters or in the one --chapter names, import into any chapter.
+
+These run the commands on the project's tei/ as a user types them. They need the chapters they
+name (乡射礼, 大射, 燕礼, 士冠礼) in tei/, and hold for any number of sections per chapter."""
 
 from __future__ import annotations
 
 import json
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from yili_corpus.cli import main
-from yili_corpus.errors import DataError
-from yili_corpus.sources.manifest import load_manifest, load_work, verify_checksums
-from yili_corpus.tables import read_table
 
-from .conftest import CORPUS, ROOT
-
-WITNESSES = ROOT.parent / "shared" / "witnesses"
-CHAPTERS = [(int(c[0]), c[1], c[3].strip()) for _i, c in
-            read_table(CORPUS / "yili-chapters.tsv", ["n", "title", "also", "id"], "chapter table")]
+ROOT = Path(__file__).resolve().parent.parent
+TEIS = sorted(p.stem.removeprefix("yili-") for p in (ROOT / "tei").glob("yili-*.xml"))
 
 
-def test_the_work_manifest_lists_the_seventeen_chapters_in_order() -> None:
-    work = load_work(CORPUS)
-    assert list(work.chapters) == [cid for _n, _t, cid in CHAPTERS]
-    assert work.default == "xiangsheli" and load_manifest(CORPUS).chapter_id == "xiangsheli"
-    assert work.title == "仪礼"
+@pytest.fixture(autouse=True)
+def _in_project(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("YILI_TEI", raising=False)
+    monkeypatch.setenv("YILI_OVERLAY", str(tmp_path / "overlays"))  # no user overlays in the way
 
 
-@pytest.mark.parametrize(("n", "title", "cid"), CHAPTERS, ids=[c[2] for c in CHAPTERS])
-def test_each_chapter_manifest_loads_and_its_files_check(n: int, title: str, cid: str) -> None:
-    m = load_manifest(CORPUS, cid)
-    verify_checksums(m)  # every file, sha256 as recorded
-    assert (m.chapter_id, m.chapter_number, m.chapter_title) == (cid, n, title)
-    assert m.path == f"chapters/{cid}.toml" and m.titles[0] == title
-    sk, nt = m.source("w005"), m.source("w006")
-    # the files are the witness collection's, verbatim
-    assert (CORPUS / sk.file).read_bytes() == (WITNESSES / "KR1d0028" / f"KR1d0028_{n:03d}.txt").read_bytes()
-    assert (CORPUS / nt.file).read_bytes() == (WITNESSES / "niutrans-yili" / f"{n:02d}.txt").read_bytes()
-    # juan and the chapter's title in the edition, as the file itself heads them
-    lines = (CORPUS / sk.file).read_text(encoding="utf-8").splitlines()
-    assert lines[5] == f"#+PROPERTY: JUAN {sk.juan}"
-    assert lines[10].strip("　¶").startswith(sk.edition_chapter + "第")
-    assert sk.format == "siku-zhushu" and nt.format == "punctuated"
-    assert m.base in {s.id for s in m.sources}
+def yili(*args: str) -> tuple[int, str, str]:
+    r = CliRunner().invoke(main, list(args))
+    return r.exit_code, r.stdout, r.stderr
 
 
-def test_the_shared_fields_of_an_edition_are_written_once() -> None:
-    """Repository, commit, licence and attribution of the 四库 edition are in the work manifest only;
-    every chapter's w005 carries them."""
-    work = tomllib.loads((CORPUS / "manifest.toml").read_text(encoding="utf-8"))
-    siku = work["sources"]["siku"]
-    for _n, _t, cid in CHAPTERS:
-        raw = (CORPUS / "chapters" / f"{cid}.toml").read_text(encoding="utf-8")
-        assert not re.search(r"(?m)^(repository|commit|licence) =", raw)
-        w005 = load_manifest(CORPUS, cid).source("w005")
-        assert (w005.repository, w005.commit, w005.licence, w005.attribution) == (
-            siku["repository"], siku["commit"], siku["licence"], siku["attribution"])
+def as_json(*args: str) -> dict:  # type: ignore[type-arg]
+    code, out, err = yili(*args, "--json")
+    assert code == 0, err
+    return json.loads(out)
 
 
-def test_an_incomplete_punctuated_witness_is_not_the_base() -> None:
-    """niutrans 01 has no 记 and 11 no 传: the 四库 卷 is the base there, the punctuated file elsewhere."""
-    for _n, _t, cid in CHAPTERS:
-        m = load_manifest(CORPUS, cid)
-        nt = (CORPUS / m.source("w006").file).read_text(encoding="utf-8")
-        sk = (CORPUS / m.source("w005").file).read_text(encoding="utf-8")
-        # a 记 the punctuated file lacks, or a 传 (傳曰 dozens of times, not a 疏's quotation)
-        lacks = (re.search(r"(?m)^記", sk) and not re.search(r"(?m)^记", nt)) or (
-            sk.count("傳曰") > 20 and "传曰" not in nt)
-        if cid != "xiangsheli":
-            assert (m.base == "w005") == bool(lacks), cid
+def test_search_reads_every_chapter_and_names_each_hits_chapter() -> None:
+    res = as_json("search", "比三耦")
+    chapters = {h["chapter"] for h in res["hits"]}
+    assert {"xiangsheli", "dashe"} <= chapters
+    assert all(h["ref"].startswith(h["chapter"] + ".") for h in res["hits"])
+    assert res["total"] == sum(c["total"] for c in res["chapters"]) == len(res["hits"])
+    code, out, _ = yili("search", "比三耦")
+    assert code == 0 and "乡射礼 (xiangsheli)" in out and "大射 (dashe)" in out
+    # --chapter, before or after the command, restricts the search to one chapter
+    for args in (("--chapter", "dashe", "search", "比三耦"), ("search", "比三耦", "--chapter", "dashe")):
+        code, out, _ = yili(*args, "--json")
+        hits = json.loads(out)["hits"]
+        assert code == 0 and hits and {h["chapter"] for h in hits} == {"dashe"}
+    # --limit cuts the hits of the whole work, the counts stay whole
+    limited = as_json("search", "比三耦", "--limit", "1")
+    assert len(limited["hits"]) == 1 and limited["total"] == res["total"]
 
 
-def test_an_unknown_chapter_is_refused() -> None:
-    with pytest.raises(DataError, match="no chapter 'nosuch'"):
-        load_manifest(CORPUS, "nosuch")
-    r = CliRunner().invoke(main, ["build", "--chapter", "nosuch", "--check"])
-    assert r.exit_code == 2 and "no chapter 'nosuch'" in r.output
+@pytest.mark.parametrize("args, heading", [
+    (("show", "燕礼第1节"), "《仪礼·燕礼》第1节"),
+    (("show", "燕禮 1"), "《仪礼·燕礼》第1节"),
+    (("show", "yanli.1"), "《仪礼·燕礼》第1节"),
+    (("show", "yanli.1.1"), "《仪礼·燕礼》第1节"),
+    (("show", "大射 1"), "《仪礼·大射》第1节"),
+    (("show", "16"), "《仪礼·乡射礼》第16节"),
+    (("show", "乡射礼第十六节"), "《仪礼·乡射礼》第16节"),
+    (("--chapter", "dashe", "show", "1"), "《仪礼·大射》第1节"),
+    (("show", "1", "--chapter", "dashe"), "《仪礼·大射》第1节"),
+    (("--chapter", "大射", "show", "1"), "《仪礼·大射》第1节"),
+])
+def test_references_name_their_chapter(args: tuple[str, ...], heading: str) -> None:
+    code, out, err = yili(*args)
+    assert code == 0, err
+    assert out.splitlines()[0].startswith(heading), out[:200]
 
 
-def test_build_one_chapter_writes_its_tei(tmp_path: Path) -> None:
-    r = CliRunner().invoke(main, ["build", "--chapter", "shiguanli", "--corpus", str(CORPUS), "-q",
-                                  "--tei-dir", str(tmp_path / "tei"), "--report-dir", str(tmp_path / "build")])
-    assert r.exit_code == 0, r.output
-    tei = (tmp_path / "tei" / "yili-shiguanli.xml").read_text(encoding="utf-8")
-    assert "士冠禮" in tei and "corpus/KR1d0028_001.txt#char=" in tei
-    assert sorted(p.name for p in (tmp_path / "tei").iterdir()) == ["yili-shiguanli.xml"]
-    rep = json.loads((tmp_path / "build" / "shiguanli.report.json").read_text(encoding="utf-8"))
-    assert {c["source"] for c in rep["sources"]} == {"w005", "w006"}
+def test_a_unit_id_of_any_chapter_is_a_reference() -> None:
+    hit = next(h for h in as_json("--chapter", "dashe", "search", "之")["hits"] if ".w005." in (h.get("unit") or ""))
+    code, out, err = yili("show", hit["unit"])
+    assert code == 0, err
+    assert out.startswith("《仪礼·大射》第") and f"({hit['chapter']}." in out.splitlines()[0]
 
 
-def test_a_failing_chapter_is_one_line_and_the_others_are_written(corpus_copy: Path, tmp_path: Path) -> None:
-    (corpus_copy / "sections" / "sangfu.tsv").write_text("n\tkind\ttitle\tincipit\n1\tjing\tx\t不存在的开头\n",
-                                                         encoding="utf-8")
-    r = CliRunner().invoke(main, ["build", "--corpus", str(corpus_copy), "--chapter", "sangfu", "--chapter", "yanli",
-                                  "--tei-dir", str(tmp_path / "tei"), "--report-dir", str(tmp_path / "build")])
-    assert r.exit_code == 3
-    assert sorted(p.name for p in (tmp_path / "tei").iterdir()) == ["yili-yanli.xml"]
-    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("yili: error:")]
-    assert errors[0].startswith("yili: error: chapter sangfu: ") and "不存在的开头" in errors[0]
-    assert "1 of 2 chapters failed: sangfu" in errors[-1]
-    # progress on stderr, one line a chapter; the summary on stdout
-    assert len([ln for ln in r.stderr.splitlines() if re.match(r"\[\d/2\] \w+: (built|failed) in", ln)]) == 2
-    assert re.search(r"(?m)^yanli: \d+ sections, .*placed w005 \d+\.\d\d%", r.stdout)
+def test_a_range_stays_inside_its_chapter() -> None:
+    res = as_json("show", "yanli.1-yanli.1")
+    assert res["ref"].startswith("yanli.1")
+    code, _, err = yili("show", "yanli.1-dashe.1")
+    assert code == 2 and "another chapter" in err
 
 
-def test_the_whole_work_builds_and_lists_its_front_matter(tmp_path: Path) -> None:
-    r = CliRunner().invoke(main, ["build", "--corpus", str(CORPUS), "--jobs", "2",
-                                  "--tei-dir", str(tmp_path / "tei"), "--report-dir", str(tmp_path / "build")])
-    assert r.exit_code == 0, r.output[-2000:]
-    assert sorted(p.name for p in (tmp_path / "tei").iterdir()) == sorted(f"yili-{c}.xml" for _n, _t, c in CHAPTERS)
-    assert len(re.findall(r"(?m)^\[\d+/17\] \w+: built in", r.stderr)) == 17
-    assert re.search(r"(?m)^built 17 of 17 chapters: \d+ sections", r.stdout)
-    work = json.loads((tmp_path / "build" / "work.report.json").read_text(encoding="utf-8"))
-    front = work["front"][0]
-    assert front["file"] == "KR1d0028_000.txt" and {"儀禮疏序", "提要"} <= set(front["parts"])
-    assert "front matter KR1d0028_000.txt (儀禮疏序, 提要" in r.stdout
-    # 卷十七's 跋語 is held: counted in the report, not dropped
-    assert [c["held"] for c in work["chapters"] if c["chapter"] == "yousiche"] == [{"w005": {"other": 1}}]
+@pytest.mark.parametrize("args", [
+    ("--chapter", "nope", "show", "1"),
+    ("show", "nope.1"),
+    ("show", "周礼第3节"),
+    ("search", "比三耦", "--chapter", "nope"),
+    ("stats", "--chapter", "nope"),
+])
+def test_a_bad_chapter_is_one_line_listing_the_chapters(args: tuple[str, ...]) -> None:
+    code, out, err = yili(*args)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("yili: error: ")
+    assert all(cid in err for cid in TEIS)
+
+
+def test_cite_of_a_shiguanli_sentence_finds_its_chapter_and_section() -> None:
+    # a sentence of 士冠礼 as its punctuated witness writes it: the longest of its first paragraph
+    # that has no character the witness could not encode (□)
+    first = (ROOT / "corpus" / "niutrans-yili-01.txt").read_text(encoding="utf-8").splitlines()[0]
+    sentence = max((s for s in re.split("[。]", first) if "□" not in s), key=len)
+    res = as_json("cite", sentence)
+    best = res["results"][0]
+    assert best["chapter"] == "shiguanli" and best["ref"].startswith("shiguanli.")
+    assert best["section"] >= 1 and best["score"] > 0.9
+    code, out, err = yili("cite", sentence)
+    assert code == 0 and "士冠礼" in out and "shiguanli." in err
+
+
+def test_stats_lists_every_tei_in_tei_dir() -> None:
+    st = as_json("stats")
+    numbers = [c["number"] for c in st["chapters"]]
+    assert numbers == sorted(numbers)  # in the order of the work
+    assert sorted(c["chapter"] for c in st["chapters"]) == TEIS
+    assert all(c["sections"] >= 1 and "jing" in c["layers"] for c in st["chapters"])
+    assert st["sections"] == sum(c["sections"] for c in st["chapters"])
+    for k, tot in st["totals"].items():
+        assert tot["units"] == sum(c["layers"][k]["units"] for c in st["chapters"] if k in c["layers"])
+    code, out, _ = yili("stats")
+    assert code == 0 and f"{len(TEIS)} chapters" in out
+    assert all(re.search(rf"^\s*\d+ {cid}\s", out, re.M) for cid in TEIS)
+    # one chapter: its section grid, as before
+    one = as_json("stats", "--chapter", "yanli")
+    assert one["chapter"] == "yanli" and [s["section"] for s in one["sections"]][0] == 1
+
+
+def test_import_a_witness_into_another_chapter(tmp_path: Path) -> None:
+    n = len(as_json("--chapter", "shiguanli", "stats")["sections"])
+    res = as_json("--chapter", "shiguanli", "show", f"1-{n}", "--layer", "jing")
+    passages = res.get("passages", [res])
+    text = "\n".join(u["text"].replace("\u3000", "") for p in passages for u in p["layers"].get("jing", []))
+    i = text.index("主人")
+    (tmp_path / "w.txt").write_text(text[:i] + "主宾" + text[i + 2:], encoding="utf-8")
+    code, out, err = yili("--chapter", "shiguanli", "import", "witness", str(tmp_path / "w.txt"), "--name", "mine")
+    assert code == 0, err
+    overlay = (tmp_path / "overlays" / "mine.xml").read_text(encoding="utf-8")
+    assert 'type="chapter" n="shiguanli"' in overlay
+    # its reading is shown in 士冠礼, and nowhere in 乡射礼
+    code, out, _ = yili("show", f"士冠礼1-{n}")
+    assert code == 0 and "异文 mine" in out
+    code, out, _ = yili("show", "16")
+    assert code == 0 and "异文 mine" not in out
+    code, out, _ = yili("overlays")
+    assert code == 0 and re.search(r"^mine\s+witness\s+shiguanli\s", out, re.M), out
+
+
+def test_export_and_xref_take_the_chapter(tmp_path: Path) -> None:
+    code, out, err = yili("export", "--chapter", "yanli", "--section", "1", "--layer", "jing", "--format", "md")
+    assert code == 0 and "《仪礼·燕礼》" in out and "乡射礼" not in out, err
+    code, out, err = yili("export", "--section", "16", "--layer", "jing", "--format", "md")  # the default chapter
+    assert code == 0 and "《仪礼·乡射礼》" in out, err
+    x = as_json("xref", "yanli.1")
+    assert x["ref"].startswith("yanli.1") and x["section"] == 1
+    assert as_json("--chapter", "dashe", "xref", "1")["ref"].startswith("dashe.1")
+
+
+def test_a_section_range_is_the_default_chapters_numbering() -> None:
+    res = as_json("search", "司射", "--section", "16")
+    assert res["hits"] and {h["chapter"] for h in res["hits"]} == {"xiangsheli"}
+    assert {h["section"] for h in res["hits"]} == {16}

@@ -6,8 +6,8 @@ The read wing reads the TEI: :func:`load` gives a corpus with ``search``, ``pass
 ``xref``, ``stats`` and ``export``.
 """
 
-from .api import Corpus, cite, load, passage, search
+from .api import Corpus, Work, cite, load, load_work, passage, search
 
 __version__ = "0.1.0"
 
-__all__ = ["Corpus", "load", "search", "passage", "cite", "__version__"]
+__all__ = ["Corpus", "Work", "load", "load_work", "search", "passage", "cite", "__version__"]

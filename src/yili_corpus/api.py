@@ -19,7 +19,6 @@ from typing import Any
 from .document import Document
 from .errors import UsageError
 from .layers import KEYS as LAYERS
-from .paths import find_tei
 from .query.index import Index, has_overlays
 from .query.refs import (
     FULLWIDTH,
@@ -53,14 +52,32 @@ class Corpus:
         return self._with_overlays(read_tei(self.tei))
 
     @cached_property
-    def overlay_list(self) -> list[Any]:
-        """The overlays of the overlay folder (read once; with none there, the import module is
-        not loaded)."""
+    def all_overlays(self) -> list[Any]:
+        """The overlays of the overlay folder, of every chapter (read once; with none there, the
+        import module is not loaded)."""
         if not has_overlays(self.overlays):
             return []
         from .overlay import read_overlays
 
         return read_overlays(self.overlays)
+
+    @cached_property
+    def overlay_list(self) -> list[Any]:
+        """The overlays of this chapter (an overlay records the chapter it was imported into)."""
+        if not self.all_overlays:
+            return []
+        cid = self.chapter_id
+        return [ov for ov in self.all_overlays if not ov.chapter or ov.chapter == cid]
+
+    @cached_property
+    def chapter_id(self) -> str:
+        """The chapter's id (from the index's meta if it is open, else the TEI header's first
+        bytes: the TEI is not parsed nor the index opened for it)."""
+        if "index" in self.__dict__:
+            return self.index.meta.get("chapter", "")
+        from .query.work import header_info
+
+        return header_info(self.tei).id or self.index.meta.get("chapter", "")
 
     def _with_overlays(self, doc: Document) -> Document:
         if not self.overlay_list:
@@ -129,8 +146,9 @@ class Corpus:
             return None
         out = [layer_name(n) for n in names]
         if any(":" in lay for lay in out):
-            known = sorted(f"{'trans' if ov.kind == 'translation' else 'zhu'}:{ov.name}" for ov in self.overlay_list)
-            check_overlay_layers(out, sorted(set(known) | {u.layer for ov in self.overlay_list for u in ov.units}))
+            ovs = self.all_overlays  # a layer of another chapter's overlay is no typo: it has no text here
+            known = sorted(f"{'trans' if ov.kind == 'translation' else 'zhu'}:{ov.name}" for ov in ovs)
+            check_overlay_layers(out, sorted(set(known) | {u.layer for ov in ovs for u in ov.units}))
         return out
 
     # -- the jobs --------------------------------------------------------------------------------
@@ -277,14 +295,184 @@ class Corpus:
         return render(self.document, self.tei, fmt, secs, self.layers(layers), notices)
 
 
-def load(tei: str | Path | None = None, overlays: str | Path | None = None, chapter: str | None = None) -> Corpus:
+class Work:
+    """The work: the chapters' TEIs of ``tei/``, each a :class:`Corpus` opened only when asked
+    (its index opened, its TEI parsed only by what needs it). References name their chapter
+    (``燕礼第3节``, ``yanli.3.1``, ``dashe.w005.zhu12``); a bare one (``16``) is the chapter
+    ``chapter`` names, else :data:`~yili_corpus.query.work.DEFAULT_CHAPTER`. Search, stats and
+    cite read every chapter unless a chapter is named."""
+
+    def __init__(self, teis: dict[str, Path], overlays: Path | None = None, chapter: str | None = None) -> None:
+        from .query.work import Catalog
+
+        self.catalog = Catalog(teis)
+        self.overlays = overlays
+        self._corpora: dict[str, Corpus] = {}
+        self.chapter = self.catalog.resolve(chapter) if chapter else None
+
+    @property
+    def ids(self) -> list[str]:
+        """The chapters' ids, in the order of the work."""
+        return self.catalog.ids if len(self.catalog.teis) > 1 else list(self.catalog.teis)
+
+    def corpus(self, chapter: str | None = None) -> Corpus:
+        """The :class:`Corpus` of ``chapter`` (an id or a title; default: the chapter chosen, else
+        the default chapter, else the only one)."""
+        cid = self.catalog.resolve(chapter) if chapter else self.default
+        if cid not in self._corpora:
+            self._corpora[cid] = Corpus(self.catalog.teis[cid], self.overlays)
+        return self._corpora[cid]
+
+    @property
+    def default(self) -> str:
+        """The chapter a reference that names none means."""
+        from .query.work import DEFAULT_CHAPTER
+
+        if self.chapter:
+            return self.chapter
+        teis = self.catalog.teis
+        if len(teis) == 1:
+            return next(iter(teis))
+        if DEFAULT_CHAPTER in teis:
+            return DEFAULT_CHAPTER
+        raise UsageError(f"several chapters ({self.catalog.listing()}) and none is the default "
+                         f"({DEFAULT_CHAPTER}): say which with --chapter ID")
+
+    def _chosen(self, chapter: str | None) -> str | None:
+        return self.catalog.resolve(chapter) if chapter else self.chapter
+
+    def _scope(self, chapter: str | None, sections: Any = None) -> list[str]:
+        """The chapters a job reads: the one named, else (with a section range, which is one
+        chapter's numbering) the default one, else all."""
+        cid = self._chosen(chapter)
+        if cid:
+            return [cid]
+        if sections or len(self.catalog.teis) == 1:
+            return [self.default]
+        return self.ids
+
+    def locate(self, ref: str, chapter: str | None = None) -> tuple[Corpus, str]:
+        """The chapter's corpus a reference is in and the reference as that chapter reads it.
+        With a chapter named (``chapter`` or --chapter) the reference is that chapter's as it
+        stands (one naming another chapter is refused there)."""
+        cid = self._chosen(chapter)
+        if cid or len(self.catalog.teis) == 1:
+            return self.corpus(cid), ref
+        found, rest = self.catalog.locate(ref)
+        return self.corpus(found), rest if found else ref
+
+    # -- the jobs --------------------------------------------------------------------------------
+    def search(self, query: str, chapter: str | None = None, layers: list[str] | None = None,
+               sections: str | list[int] | None = None, regex: bool = False, word: bool = False,
+               context: int = 10, limit: int | None = None) -> dict[str, Any]:
+        """:meth:`Corpus.search` in the chapter named, else in every chapter (hits in the order
+        of the work, each with its ``chapter``; ``chapters``: the hits per chapter)."""
+        res: dict[str, Any] = {"query": query, "total": 0, "counts": {}, "hits": [], "chapters": []}
+        absent: list[list[str]] = []
+        for cid in self._scope(chapter, sections):
+            c = self.corpus(cid)
+            left = None if limit is None else max(limit - len(res["hits"]), 0)
+            r = c.search(query, layers=layers, sections=sections, regex=regex, word=word, context=context,
+                         limit=left)
+            for h in r["hits"]:
+                h["chapter"] = cid
+            res["hits"].extend(r["hits"])
+            res["total"] += r["total"]
+            for k, n in r["counts"].items():
+                res["counts"][k] = res["counts"].get(k, 0) + n
+            absent.append(r.get("absent", []))
+            if r["total"]:
+                res["chapters"].append({"chapter": cid, "title": c.index.meta.get("title", ""), "total": r["total"]})
+        gone = [k for k in absent[0] if all(k in a for a in absent)] if absent else []
+        if gone:
+            res["absent"] = gone
+        return res
+
+    def passage(self, ref: str, chapter: str | None = None, **kwargs: Any) -> dict[str, Any]:
+        """:meth:`Corpus.passage` of the chapter the reference names."""
+        c, rest = self.locate(ref, chapter)
+        return c.passage(rest, **kwargs)
+
+    def passage_text(self, ref: str, chapter: str | None = None, **kwargs: Any) -> str:
+        """:meth:`Corpus.passage_text` of the chapter the reference names."""
+        c, rest = self.locate(ref, chapter)
+        return c.passage_text(rest, **kwargs)
+
+    def ref(self, text: str, chapter: str | None = None) -> Address:
+        """A reference parsed in the chapter it names."""
+        c, rest = self.locate(text, chapter)
+        return c.ref(rest)
+
+    def xref(self, ref: str, chapter: str | None = None) -> dict[str, Any]:
+        """:meth:`Corpus.xref` of the chapter the reference names."""
+        c, rest = self.locate(ref, chapter)
+        return c.xref(rest)
+
+    def cite(self, text: str, chapter: str | None = None, style: str = "zh", limit: int = 5,
+             script: str | None = None) -> dict[str, Any]:
+        """:meth:`Corpus.cite` in the chapter named, else in every chapter: the candidates of
+        all, best first (by score, then the layer's rank, then the order of the work)."""
+        from .query.cite import layer_rank
+
+        out: dict[str, Any] = {"query": text, "style": style, "total": 0, "results": []}
+        for cid in self._scope(chapter):
+            r = self.corpus(cid).cite(text, style=style, limit=limit, script=script)
+            for x in r["results"]:
+                x["chapter"] = cid
+            out["results"].extend(r["results"])
+        out["results"].sort(key=lambda x: (-x["score"], layer_rank(x["layer"])))
+        out["results"] = out["results"][:limit]
+        out["total"] = len(out["results"])
+        return out
+
+    def stats(self, chapter: str | None = None) -> dict[str, Any]:
+        """With one chapter (named, or the only one): :meth:`Corpus.stats`. Else the work:
+        ``{chapters: [{chapter, number, title, sections, layers: {KEY: {units, chars, sections}}}],
+        totals: {KEY: {units, chars, sections}}, sections}``."""
+        scope = self._scope(chapter)
+        if len(scope) == 1:
+            out = self.corpus(scope[0]).stats()
+            out["chapter"] = scope[0]
+            return out
+        rows = []
+        totals: dict[str, dict[str, int]] = {}
+        for cid in scope:
+            idx = self.corpus(cid).index
+            lays = {lay: {"units": n, "chars": ch or 0, "sections": secs} for lay, n, ch, secs in idx.con.execute(
+                "SELECT layer, count(*), sum(length(key)), count(DISTINCT section) FROM units GROUP BY layer").fetchall()}
+            rows.append({"chapter": cid, "number": int(idx.meta.get("number") or 0), "title": idx.meta.get("title", ""),
+                         "sections": len(idx.sections), "layers": {k: lays[k] for k in LAYERS if k in lays}})
+            for k, v in lays.items():
+                t = totals.setdefault(k, {"units": 0, "chars": 0, "sections": 0})
+                for f in t:
+                    t[f] += v[f]
+        return {"chapters": rows, "sections": sum(r["sections"] for r in rows),
+                "totals": {k: totals[k] for k in LAYERS if k in totals}}
+
+    def export(self, fmt: str, chapter: str | None = None, **kwargs: Any) -> str:
+        """:meth:`Corpus.export` of one chapter (named, else the default one)."""
+        return self.corpus(self._chosen(chapter)).export(fmt, **kwargs)
+
+
+def load(tei: str | Path | None = None, overlays: str | Path | None = None,
+         chapter: str | None = None) -> Corpus | Work:
     """The corpus of ``tei`` (default: the project's ``tei/yili-*.xml``, or ``$YILI_TEI``) with the
     overlays of ``overlays`` (default: ``$YILI_OVERLAY`` or the user data folder). With several
-    chapters' TEIs in ``tei/``, ``chapter`` (an id: ``xiangsheli``) says which; without it that is
-    a UsageError naming them."""
-    from .paths import overlay_dir
+    chapters' TEIs in ``tei/``: the chapter ``chapter`` names (an id or a title) as a
+    :class:`Corpus`, else the whole :class:`Work`."""
+    work = load_work(tei, overlays, chapter)
+    if chapter or len(work.catalog.teis) == 1:
+        return work.corpus()
+    return work
 
-    return Corpus(find_tei(tei, chapter), overlay_dir(overlays))
+
+def load_work(tei: str | Path | None = None, overlays: str | Path | None = None,
+              chapter: str | None = None) -> Work:
+    """The :class:`Work` of the chapters' TEIs (``tei``: one TEI alone; default: every
+    ``tei/yili-*.xml``), ``chapter`` the one a reference that names none means."""
+    from .paths import find_teis, overlay_dir
+
+    return Work(find_teis(tei), overlay_dir(overlays), chapter)
 
 
 def search(query: str, **kwargs: Any) -> dict[str, Any]:

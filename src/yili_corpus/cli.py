@@ -113,20 +113,22 @@ class YiliGroup(click.Group):
 @click.option("--tei", "tei", metavar="FILE", envvar="YILI_TEI",
               help="The TEI to read (default: tei/yili-*.xml of the project; or $YILI_TEI).")
 @click.option("--chapter", "chapter", metavar="ID",
-              help="The chapter to read when tei/ holds several (tei/yili-ID.xml).")
+              help="The chapter (tei/yili-ID.xml) that bare references (16, 16.2) and --section mean "
+                   "(default: xiangsheli); search, stats and cite read only it.")
 @click.option("--overlay", "overlay", metavar="DIR", envvar="YILI_OVERLAY",
               help="Folder of overlays made by yili import (default: ~/.local/share/yili-corpus/overlays; or $YILI_OVERLAY).")
 @click.pass_context
 def main(ctx: click.Context, tei: str | None, chapter: str | None, overlay: str | None) -> None:
-    """yili — the aligned, citable corpus of 《仪礼·乡射礼》.
+    """yili — the aligned, citable corpus of 《仪礼》.
 
     \b
-    yili search 释获            every place a term occurs, in every layer
+    yili search 比三耦          every place a term occurs, in every layer and chapter
     yili show 乡射礼第十七节     a passage with 经, 注, 疏, notes, translation
+    yili show 燕礼第3节          a passage of another chapter (or --chapter yanli show 3)
     yili cite "司正为司马"       where a quotation comes from, as a citation
     yili xref 52                what a passage points to and what points to it
     yili export --section 16-22 --format html -o handout.html
-    yili stats                  units and characters per section and layer
+    yili stats                  the chapters, their sections and layers (--chapter X: X's grid)
     yili build / validate       build the TEI from corpus/, check it
 
     Exit codes: 0 ok, 1 nothing found, 2 bad usage or input, 3 damaged data.
@@ -134,11 +136,31 @@ def main(ctx: click.Context, tei: str | None, chapter: str | None, overlay: str 
     ctx.obj = {"tei": tei, "overlay": overlay, "chapter": chapter}
 
 
-def _corpus(ctx: click.Context):  # type: ignore[no-untyped-def]
-    from .api import load
+def _work(ctx: click.Context):  # type: ignore[no-untyped-def]
+    """The work of tei/ (its chapters opened when asked), --chapter the chapter chosen."""
+    from .api import load_work
 
     obj = ctx.find_root().obj or {}
-    return load(obj.get("tei"), obj.get("overlay"), chapter=obj.get("chapter"))
+    return load_work(obj.get("tei"), obj.get("overlay"), chapter=obj.get("chapter"))
+
+
+def _corpus(ctx: click.Context):  # type: ignore[no-untyped-def]
+    """The chapter chosen by --chapter, else the default one (xiangsheli), else the only one."""
+    return _work(ctx).corpus()
+
+
+def _set_chapter(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value:
+        root = ctx.find_root()
+        root.obj = {**(root.obj or {}), "chapter": value}
+
+
+#: ``--chapter ID`` after the command's name too (``yili search 比三耦 --chapter dashe``), as
+#: before it (``yili --chapter dashe search 比三耦``).
+CHAPTER_OPTION = click.option("--chapter", metavar="ID", expose_value=False, callback=_set_chapter,
+                              help="The chapter (an id such as dashe, or a title such as 大射): bare "
+                                   "references and --section are its; search, stats and cite read "
+                                   "only it.")
 
 
 def _overlay_dir(ctx: click.Context, into: str | None = None) -> Path:
@@ -177,10 +199,11 @@ LAYER_OPTION = _layer_option()
               help="Characters of context either side.")
 @click.option("--limit", "limit", type=int, metavar="N", help="Print only the first N hits (the counts stay whole).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {query, total, counts, hits: [...]}.")
+@CHAPTER_OPTION
 @click.pass_context
 def search(ctx: click.Context, query: str, layers: tuple[str, ...], section: str | None, regex: bool, word: bool,
            context: int, limit: int | None, as_json: bool) -> None:
-    """Find every place QUERY occurs, in any layer.
+    """Find every place QUERY occurs, in any layer, in every chapter (--chapter ID: in one).
 
     Simplified, traditional and variant forms and punctuation do not matter: 釋獲, 释获 and
     释 获 find the same places; 於堂西 finds 于堂西. Exit 1 if nothing is found.
@@ -188,26 +211,28 @@ def search(ctx: click.Context, query: str, layers: tuple[str, ...], section: str
     \b
     Example:
       yili search 获者
+      yili search 比三耦 --chapter dashe
       yili search 司射 --layer trans
       yili search "释获者.{0,3}坐" --regex --section 26-35
     """
-    c = _corpus(ctx)
+    c = _work(ctx)
     res = c.search(query, layers=list(layers) or None, sections=section, regex=regex, word=word, context=context,
                    limit=limit)
     if as_json:
         _echo_json(res)
     else:
-        _print_hits(res)
+        _print_hits(res, several=len(c.catalog.teis) > 1)
     if res.get("absent"):
         from .query.show import absent_notice
 
-        click.echo(f"yili: note: {absent_notice(res['absent'], 'sections ' + section if section else 'the chapter')}",
-                   err=True)
+        whole = "the work" if len(c.catalog.teis) > 1 and not c.chapter else "the chapter"
+        where = ("sections " + section) if section else whole
+        click.echo(f"yili: note: {absent_notice(res['absent'], where)}", err=True)
     if res["total"] == 0:
         ctx.exit(1)
 
 
-def _print_hits(res: dict) -> None:  # type: ignore[type-arg]
+def _print_hits(res: dict, several: bool = False) -> None:  # type: ignore[type-arg]
     from .layers import name, ordered
 
     if not res["total"]:
@@ -216,6 +241,10 @@ def _print_hits(res: dict) -> None:  # type: ignore[type-arg]
     present = ordered(list(res["counts"]))
     summary = ", ".join(f"{name(k)} {res['counts'][k]}" for k in present)
     click.echo(f"{res['total']} hits for {shown(res['query'])}: {summary}")
+    chapters = res.get("chapters", [])
+    if several:  # a work of several chapters: say which have hits
+        click.echo(f"in {len(chapters)} chapter{'s' if len(chapters) > 1 else ''}: "
+                   + ", ".join(f"{x['title'] or x['chapter']} ({x['chapter']}) {x['total']}" for x in chapters))
     if len(res["hits"]) < res["total"]:
         click.echo(f"(the first {len(res['hits'])} shown)")
     for lay in present:
@@ -240,6 +269,7 @@ def _print_hits(res: dict) -> None:  # type: ignore[type-arg]
               help="Print in simplified (hans) or traditional (hant) characters: the 经/记 and 注 in "
                    "the traditional witness's own forms, modern layers converted.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {ref, section, title, layers: {LAYER: [...]}}.")
+@CHAPTER_OPTION
 @click.pass_context
 def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_json: bool) -> None:
     """Print a passage with all its layers, in reading order.
@@ -247,6 +277,8 @@ def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_
     REF is a section, paragraph or clause in any form: 16, 16.2, 16.2.3, §16, 乡射礼16,
     乡射礼第十六节, 鄉射禮 16, xiangsheli.16.2@zhu; a range (16-17, 16.2-16.4); or the id of
     a unit that a command printed (xiangsheli.w005.zhu113: its paragraph, in its layer).
+    A reference may name any chapter (燕礼第3节, 燕禮 3, yanli.3.1, dashe.w005.zhu12); a bare
+    one is 乡射礼's, or the chapter --chapter names.
     A paragraph of more than one clause numbers them ([1]…), as 注 and notes cite them; under
     it, 校 lists where the witnesses of its clauses differ (clause lemma］witness reading).
 
@@ -257,12 +289,13 @@ def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_
     \b
     Example:
       yili show 16
+      yili show 燕礼第1节
       yili show 乡射礼第十七节 --layer jing --layer trans
       yili show 17.2 --script hant --json
     """
     from .query.show import absent_notice
 
-    c = _corpus(ctx)
+    c = _work(ctx)
     lays = list(layers) or None
     if as_json:
         res = c.passage(ref, layers=lays, script=script)
@@ -284,10 +317,12 @@ def show(ctx: click.Context, ref: str, layers: tuple[str, ...], script: str, as_
               help="Write the citations in simplified (hans) or traditional (hant) characters "
                    "[default: each as its source writes it].")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {query, style, total, results: [...]}.")
+@CHAPTER_OPTION
 @click.pass_context
 def cite(ctx: click.Context, text: str, style: str, script: str | None, as_json: bool) -> None:
     """Find where a quotation comes from and print its citation, with its page in the printed
-    edition (《儀禮注疏》卷五《鄉射禮》，文淵閣四庫全書本，葉12b).
+    edition (《儀禮注疏》卷五《鄉射禮》，文淵閣四庫全書本，葉12b). Every chapter is searched
+    (--chapter ID: one); the best candidate comes first, with its chapter.
 
     Script, variant forms, punctuation and a few wrong or missing characters do not stop it;
     the score says how close the passage is (1 = exact). Exit 1 if nothing is close enough.
@@ -298,7 +333,7 @@ def cite(ctx: click.Context, text: str, style: str, script: str | None, as_json:
       yili cite "司正为司马" --script hans
       yili cite "司馬命張侯，弟子說束" --style bibtex
     """
-    c = _corpus(ctx)
+    c = _work(ctx)
     res = c.cite(text, style=style, script=script)
     if as_json:
         _echo_json(res)
@@ -321,6 +356,7 @@ def cite(ctx: click.Context, text: str, style: str, script: str | None, as_json:
 @main.command()
 @click.argument("ref")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {ref, section, ji, shu, notes, works, repeats, targets}.")
+@CHAPTER_OPTION
 @click.pass_context
 def xref(ctx: click.Context, ref: str, as_json: bool) -> None:
     """Cross-references of a passage: 记 ↔ 经, 疏 blocks, notes and what they point to, works
@@ -331,7 +367,7 @@ def xref(ctx: click.Context, ref: str, as_json: bool) -> None:
       yili xref 52
       yili xref 20 --json
     """
-    c = _corpus(ctx)
+    c = _work(ctx)
     x = c.xref(ref)
     if as_json:
         _echo_json(x)
@@ -370,10 +406,11 @@ def xref(ctx: click.Context, ref: str, as_json: bool) -> None:
               required=True, help="Output format.")
 @click.option("-o", "--output", "output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
 @click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
+@CHAPTER_OPTION
 @click.pass_context
 def export(ctx: click.Context, section: str | None, layers: tuple[str, ...], fmt: str, output: str | None,
            force: bool) -> None:
-    """Export a range of sections as parallel text.
+    """Export a range of sections of one chapter (--chapter ID; default xiangsheli) as parallel text.
 
     \b
     Example:
@@ -389,7 +426,7 @@ def export(ctx: click.Context, section: str | None, layers: tuple[str, ...], fmt
     p = Path(output) if output else None
     if output:
         check_target(output, force)  # before the export is made: a bad destination costs nothing
-    c = _corpus(ctx)
+    c = _work(ctx)
     notices: list[str] = []
     text = c.export(fmt, sections=section, layers=list(layers) or None, notices=notices)
     for n in notices:  # a layer with no text in the range: one line each, on stderr
@@ -408,26 +445,34 @@ def export(ctx: click.Context, section: str | None, layers: tuple[str, ...], fmt
               help="Print JSON: {sections: [...], totals: {...}, coverage: {layers, rows: [{sections, layers}]}}.")
 @click.option("--coverage", "only_coverage", is_flag=True,
               help="Print only the coverage table, as Markdown (the README's).")
+@CHAPTER_OPTION
 @click.pass_context
 def stats(ctx: click.Context, as_json: bool, only_coverage: bool) -> None:
-    """Units and characters per section and layer, then the coverage: which sections have which
-    layers (sections with the same layers in one row).
+    """The chapters, with their sections and units/characters per layer, and the work's totals;
+    with --chapter ID (or one chapter in tei/), units and characters per section and layer of
+    that chapter, then the coverage: which sections have which layers (sections with the same
+    layers in one row).
 
     \b
     Example:
       yili stats
+      yili stats --chapter yanli
       yili stats --coverage
     """
     from .layers import KEYS as LAYERS
     from .layers import short
     from .query.coverage import coverage_markdown, coverage_text
 
-    st = _corpus(ctx).stats()
+    work = _work(ctx)
+    st = (work.corpus() if only_coverage else work).stats()
     if as_json:
         _echo_json(st)
         return
     if only_coverage:
         click.echo(coverage_markdown(st["coverage"]), nl=False)
+        return
+    if "chapters" in st:  # the work: a row a chapter
+        _print_work_stats(st)
         return
     click.echo("  §  " + "".join(f"{short(k):>10}" for k in LAYERS) + "   (units/characters)")
     for row in st["sections"]:
@@ -440,6 +485,24 @@ def stats(ctx: click.Context, as_json: bool, only_coverage: bool) -> None:
     click.echo("all " + "".join(f"{(str(tot[k]['units']) + '/' + str(tot[k]['chars'])) if k in tot else '·':>11}" for k in LAYERS))
     click.echo("")
     click.echo(coverage_text(st["coverage"]))
+
+
+def _print_work_stats(st: dict) -> None:  # type: ignore[type-arg]
+    """The work's stats: a row a chapter (its number, id, sections, units/characters per layer)."""
+    from .layers import KEYS as LAYERS
+    from .layers import short
+
+    click.echo(f"{len(st['chapters'])} chapters, {st['sections']} sections")
+    click.echo("  # chapter           §" + "".join(f"{short(k):>11}" for k in LAYERS) + "   (units/characters)")
+
+    def cells(lays: dict) -> str:  # type: ignore[type-arg]
+        return "".join(f"{(str(lays[k]['units']) + '/' + str(lays[k]['chars'])) if k in lays else '·':>12}"
+                       for k in LAYERS)
+
+    for row in st["chapters"]:
+        click.echo(f"{row['number']:>3} {row['chapter']:<17}{row['sections']:>3}" + cells(row["layers"])
+                   + f"  {row['title']}")
+    click.echo(f"all {'':<17}{st['sections']:>3}" + cells(st["totals"]))
 
 
 @main.command()
@@ -654,6 +717,7 @@ def import_() -> None:
 @click.option("--into", metavar="DIR", help="Write the overlay here instead of the overlay folder.")
 @click.option("--force", is_flag=True, help="Replace an overlay NAME that is a translation too.")
 @click.option("--json", "as_json", is_flag=True, help="Print the alignment report as JSON.")
+@CHAPTER_OPTION
 @click.pass_context
 def import_translation_cmd(ctx: click.Context, file: str, name: str, lang: str, into: str | None, force: bool,
                            as_json: bool) -> None:
@@ -695,6 +759,7 @@ def import_translation_cmd(ctx: click.Context, file: str, name: str, lang: str, 
 @click.option("--into", metavar="DIR", help="Write the overlay here instead of the overlay folder.")
 @click.option("--force", is_flag=True, help="Replace an overlay NAME that is a witness too.")
 @click.option("--json", "as_json", is_flag=True, help="Print the collation report as JSON.")
+@CHAPTER_OPTION
 @click.pass_context
 def import_witness_cmd(ctx: click.Context, file: str, name: str, fmt: str, into: str | None, force: bool,
                        as_json: bool) -> None:
@@ -742,8 +807,8 @@ def overlays(ctx: click.Context) -> None:
         return
     for ov in ovs:
         layers = sorted({u.layer for u in ov.units})
-        click.echo(f"{ov.name:<16} {ov.kind:<12} {len(ov.units):>4} units, {len(ov.apps):>4} readings  "
-                   f"{' '.join(layers)}  {ov.path}")
+        click.echo(f"{ov.name:<16} {ov.kind:<12} {ov.chapter or '—':<16} {len(ov.units):>4} units, "
+                   f"{len(ov.apps):>4} readings  {' '.join(layers)}  {ov.path}")
 
 
 @overlays.command("remove")

@@ -483,6 +483,8 @@ def _overlay_root(doc: Document, name: str, kind: str, file: Path, data: bytes, 
     ps = etree.SubElement(fd, T + "publicationStmt")
     etree.SubElement(ps, T + "p").text = "Made by yili import on the user's machine; not part of the shipped corpus."
     sd = etree.SubElement(fd, T + "sourceDesc")
+    # the chapter it was imported into: its units and readings are that chapter's (issue 15)
+    etree.SubElement(etree.SubElement(sd, T + "bibl", {"type": "chapter", "n": doc.id}), T + "title").text = doc.chapter
     lw = etree.SubElement(sd, T + "listWit")
     w = etree.SubElement(lw, T + "witness", {XML_ID: name, "n": kind})
     etree.SubElement(w, T + "label").text = _label(file)
@@ -555,6 +557,9 @@ class Overlay:
     path: Path
     units: list[Unit] = field(default_factory=list)
     apps: list[dict[str, str]] = field(default_factory=list)
+    #: the id of the chapter it was imported into ("" if it does not say: an overlay made before
+    #: the work had several chapters, of the one chapter there was)
+    chapter: str = ""
 
 
 def read_overlays(folder: Path) -> list[Overlay]:
@@ -579,6 +584,12 @@ def _overlay_of(p: Path, root: etree._Element) -> Overlay:
     name = p.stem
     w = root.find(f".//{T}listWit/{T}witness")
     ov = Overlay(name, w.get("n", "") if w is not None else "", p)
+    cb = root.find(f".//{T}sourceDesc/{T}bibl[@type='chapter']")
+    if cb is not None:
+        ov.chapter = cb.get("n", "")
+    else:  # an older overlay: its title ends (yili.ID)
+        m = re.search(r"\(yili\.([a-z]+)\)", root.findtext(f".//{T}titleStmt/{T}title") or "")
+        ov.chapter = m.group(1) if m else ""
     for ab in root.iter(f"{T}ab"):
         if ab.get("type") == "trans":
             sents = [SentenceSeg(int(s.get("n", "0")), s.text or "", [c.lstrip("#") for c in (s.get("corresp") or "").split()],

@@ -107,6 +107,20 @@ def find_tei(explicit: str | Path | None = None, chapter: str | None = None) -> 
                      "(pip install .), set YILI_TEI, or pass --tei FILE")
 
 
+def find_teis(explicit: str | Path | None = None) -> dict[str, Path]:
+    """The chapters' TEIs to read, by chapter id (``tei/yili-ID.xml`` gives ID): ``explicit`` or
+    ``$YILI_TEI`` alone (its id from its name, else ``""``: read from its header), else every
+    ``yili-*.xml`` of the folder :func:`find_tei` reads. Opens no file."""
+    if explicit or os.environ.get("YILI_TEI"):
+        p = find_tei(explicit)
+        return {p.stem.removeprefix("yili-") if p.stem.startswith("yili-") else "": p}
+    tdir = find_tei_dir() or packaged_tei_dir()
+    if tdir is None:
+        find_tei()  # the error saying where a TEI is looked for
+    assert tdir is not None
+    return {f.stem.removeprefix("yili-"): f for f in sorted(tdir.glob("yili-*.xml"))}
+
+
 def overlay_dir(explicit: str | Path | None = None) -> Path:
     """The overlay folder (``yili import``): ``explicit``, ``$YILI_OVERLAY``, else
     ``$XDG_DATA_HOME/yili-corpus/overlays``, else ``~/.local/share/yili-corpus/overlays``."""

@@ -169,7 +169,7 @@ def parse_ref(text: str, chapter: str = "xiangsheli", titles: tuple[str, ...] = 
         raise UsageError(f"not a reference: {shown(raw)} ({m.group(1)[:20]} is not a Chinese numeral such as 十六, "
                          "二十三, 一百零二)")
     if max_section is not None and not 1 <= sec <= max_section:
-        raise UsageError(f"no section {sec}: the chapter has sections 1–{max_section}")
+        raise UsageError(f"no section {sec}: the chapter {chapter} has sections 1–{max_section}")
     para = _number(m.group(2), raw) if m.group(2) else None
     clause = _number(m.group(3), raw) if m.group(3) else None
     return Address(chapter, sec, para, clause, layer)

@@ -247,6 +247,10 @@ def _add_witness_hits(res: dict[str, Any], index: Index, query: str, layers: lis
     key = make_normaliser(index).key(query)
     if not key:
         return
+    # no witness reading holds the key at all (most chapters, for most queries): the readings
+    # are not read (a search of the whole work asks every chapter's index)
+    if index.con.execute("SELECT 1 FROM readings WHERE instr(key, ?) > 0 LIMIT 1", (key,)).fetchone() is None:
+        return
     spans: list[tuple[Record, int, int]] = []
     whose: dict[tuple[int, int], tuple[str, list[str]]] = {}
     for rd in index.readings(layers, sections):
