@@ -150,7 +150,7 @@ def _clause_at(rec: Record, key_offset: int) -> str:
     return rec.clause_at(off) or rec.unit
 
 
-def _text_of(recs: list[Record], span: _Span, a: int, b: int, index_of: dict[Any, Record]) -> str:
+def _text_of(span: _Span, a: int, b: int, index_of: dict[Any, Record]) -> str:
     """The text (as the unit shows it, clause breaks included) of key offsets ``[a, b)``."""
     out = []
     k = span.unit_at(a)
@@ -220,13 +220,14 @@ def find_parallels(passage: list[Record], others: Iterable[tuple[str, Index]],
             missing = [theirs.units[k] for k in range(lo, hi + 1) if theirs.units[k] not in recs]
             recs.update(zip(missing, ix.rows_by_id(missing), strict=True))
         mine_of = dict(enumerate(passage))
-        for ch, common in good:
+        for ch, _runs in good:
             a0, b0 = ch[0][0], ch[0][1]
             a1, b1 = max(i + n for i, _j, n in ch), ch[-1][1] + ch[-1][2]
             here, there = mine.key[a0:a1], theirs.key[b0:b1]
             ra, rz = passage[mine.unit_at(a0)], passage[mine.unit_at(a1 - 1)]
             ta, tz = recs[theirs.units[theirs.unit_at(b0)]], recs[theirs.units[theirs.unit_at(b1 - 1)]]
             steps = chain_diff(mine.key, theirs.key, ch)
+            common = sum(len(s["here"]) for s in steps if s["op"] == "equal")
             found.append({
                 "chapter": chapter,
                 "ref": _clause_at(ta, b0 - theirs.starts[theirs.unit_at(b0)]),
@@ -234,9 +235,9 @@ def find_parallels(passage: list[Record], others: Iterable[tuple[str, Index]],
                 "section": ta.section,
                 "here": {"ref": _clause_at(ra, a0 - mine.starts[mine.unit_at(a0)]),
                          "to": _clause_at(rz, a1 - 1 - mine.starts[mine.unit_at(a1 - 1)]),
-                         "text": _text_of(passage, mine, a0, a1, mine_of)},
-                "text": _text_of([], theirs, b0, b1, recs),
-                "common": common, "length": [len(here), len(there)],
+                         "text": _text_of(mine, a0, a1, mine_of)},
+                "text": _text_of(theirs, b0, b1, recs),
+                "common": common, "length": [len(here), len(there)],  # characters: equal, each side
                 "differences": [s for s in steps if s["op"] != "equal"],
                 "aligned": diff_line(steps),
             })
