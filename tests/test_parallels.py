@@ -173,3 +173,23 @@ def test_the_other_side_of_a_parallel_is_there_in_that_chapter() -> None:
     res = js("search", there[:12], tei=tei)
     assert any(p["ref"].startswith(h["ref"].split("@")[0]) or h["ref"].split("@")[0] in p["ref"]
                for h in res["hits"]), (there, [h["ref"] for h in res["hits"]])
+
+
+def test_a_second_chapter_beside_is_compared_and_its_index_built_with_a_note(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another chapter's TEI beside the current one is read through its index (built on first use,
+    with a line on stderr saying so); here a copy of 乡射礼 under another id, so every section
+    has its whole self as the parallel there, with no differences."""
+    monkeypatch.setenv("YILI_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    shutil.copyfile(TEI, tmp_path / "yili-xiangsheli.xml")
+    # another file (its own index): the same TEI with a comment after it
+    (tmp_path / "yili-copy.xml").write_bytes(TEI.read_bytes() + b"<!-- a copy -->\n")
+    r = CliRunner().invoke(main, ["--tei", str(tmp_path / "yili-xiangsheli.xml"), "xref", "16.1", "--json"])
+    assert r.exit_code == 0, r.output
+    assert "building the search index of 1 other chapter" in r.stderr
+    x = json.loads(r.stdout)
+    assert {p["chapter"] for p in x["parallels"]} == {"copy"}
+    whole = x["parallels"][0]
+    assert whole["differences"] == [] and whole["ref"] == whole["here"]["ref"] == "xiangsheli.16.1.1"
+    again = CliRunner().invoke(main, ["--tei", str(tmp_path / "yili-xiangsheli.xml"), "xref", "16.1"])
+    assert "building" not in again.stderr and "parallel in copy: xiangsheli.16.1.1" in again.stdout

@@ -252,9 +252,9 @@ class Corpus:
     @cached_property
     def other_chapters(self) -> list[tuple[str, Index]]:
         """(id, index) of the other chapters' TEIs beside this one (tei/yili-*.xml), opened once."""
-        from .query.parallels import sibling_teis
+        from .query.parallels import open_indexes, sibling_teis
 
-        return [(cid, Index.open(p)) for cid, p in sibling_teis(self.tei)]
+        return open_indexes(sibling_teis(self.tei))
 
     def stats(self) -> dict[str, Any]:
         """Per section and layer: units and characters."""
