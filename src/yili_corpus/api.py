@@ -237,7 +237,9 @@ class Corpus:
         }
 
     def xref(self, ref: str) -> dict[str, Any]:
-        """The cross-references of a passage (see :mod:`yili_corpus.query.xref`)."""
+        """The cross-references of a passage (see :mod:`yili_corpus.query.xref`), the chapters it
+        cites linked to their ids, and its parallels in the other chapters' TEIs beside this one
+        (:mod:`yili_corpus.query.parallels`)."""
         from .query.parallels import find_parallels, passage_records
         from .query.xref import chapter_list, xref
 
