@@ -255,10 +255,26 @@ class Corpus:
         }
 
     def xref(self, ref: str) -> dict[str, Any]:
-        """The cross-references of a passage (see :mod:`yili_corpus.query.xref`)."""
-        from .query.xref import xref
+        """The cross-references of a passage (see :mod:`yili_corpus.query.xref`), the chapters it
+        cites linked to their ids, and its parallels in the other chapters' TEIs beside this one
+        (:mod:`yili_corpus.query.parallels`)."""
+        from .query.parallels import find_parallels, passage_records
+        from .query.xref import chapter_list, xref
 
-        return xref(self.document, self.ref(ref))
+        address = self.ref(ref)
+        others = self.other_chapters
+        doc = self.document
+        chapters = chapter_list(self.tei, doc.corpus, doc.number, ((cid, ix.meta) for cid, ix in others))
+        found = find_parallels(passage_records(self.index, address.section, address.paragraph, address.clause),
+                               others)
+        return xref(doc, address, chapters=chapters, parallels=found)
+
+    @cached_property
+    def other_chapters(self) -> list[tuple[str, Index]]:
+        """(id, index) of the other chapters' TEIs beside this one (tei/yili-*.xml), opened once."""
+        from .query.parallels import open_indexes, sibling_teis
+
+        return open_indexes(sibling_teis(self.tei))
 
     def stats(self) -> dict[str, Any]:
         """Per section and layer: units and characters."""

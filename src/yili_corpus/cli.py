@@ -355,12 +355,14 @@ def cite(ctx: click.Context, text: str, style: str, script: str | None, as_json:
 
 @main.command()
 @click.argument("ref")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: {ref, section, ji, shu, notes, works, repeats, targets}.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON: {ref, section, ji, shu, notes, works, repeats, parallels, targets}.")
 @CHAPTER_OPTION
 @click.pass_context
 def xref(ctx: click.Context, ref: str, as_json: bool) -> None:
     """Cross-references of a passage: 记 ↔ 经, 疏 blocks, notes and what they point to, works
-    cited in 注 and 疏, clauses repeated elsewhere.
+    cited in 注 and 疏 (a chapter of 《仪礼》 as its id), clauses repeated elsewhere, and the
+    parallel passages of the other chapters in tei/ with their differences ([here|there]).
 
     \b
     Example:
@@ -384,10 +386,13 @@ def xref(ctx: click.Context, ref: str, as_json: bool) -> None:
         click.echo(f"  疏 {s['ref']}: {s['lemma']} → {s['attach']['ref']}–{s['attach']['to']} ({s['resolved']})")
     for n in x["notes"]:
         if n["links"]:
-            links = "; ".join(f"{lk['type']} {lk.get('target') or lk.get('cref') or ''}".strip() for lk in n["links"])
+            links = "; ".join(f"{lk['type']} {lk.get('target') or lk.get('cref') or ''}".strip()
+                              + (f" → {lk['chapter']}" if lk.get("chapter") else "")
+                              + (f" ({lk['numbering']})" if lk.get("numbering") else "") for lk in n["links"])
             click.echo(f"  note {n['ref']}: {links}")
     for w in x["works"]:
-        click.echo(f"  cites 《{w['work']}》 (as {'、'.join(w['as_cited'])}) in {', '.join(w['in'])}")
+        to = f" → {w['chapter']} ({w['follow']})" if w.get("chapter") else ""
+        click.echo(f"  cites 《{w['work']}》 (as {'、'.join(w['as_cited'])}) in {', '.join(w['in'])}{to}")
     for y in x["yinyi"]:
         also = "; ".join(f"§{o['section']} {o['text']}" for o in y["same_head"][:4]) + (" …" if len(y["same_head"]) > 4 else "")
         click.echo(f"  音义 {y['ref']}: {y['text']} → {y['attach']['ref']}" + (f"; {y['head']} also: {also}" if also else ""))
@@ -397,6 +402,10 @@ def xref(ctx: click.Context, ref: str, as_json: bool) -> None:
     for r in x["repeats"]:
         click.echo(f"  repeated: {r['clause']} 「{r['text']}」 also at {', '.join(r['also'][:6])}"
                    + (" …" if len(r["also"]) > 6 else ""))
+    for p in x["parallels"]:
+        click.echo(f"  parallel in {p['chapter']}: {p['ref']}–{p['to']} ↔ {p['here']['ref']}–{p['here']['to']}, "
+                   f"{p['common']} characters in common")
+        click.echo(f"    {p['aligned']}")
 
 
 @main.command()
