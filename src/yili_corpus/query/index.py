@@ -33,14 +33,17 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import gc
 import hashlib
 import json
+import operator
 import os
 import re
 import sqlite3
 import stat
 import time
 from array import array
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -301,7 +304,6 @@ CREATE TABLE units (
   id INTEGER PRIMARY KEY, ref TEXT, unit TEXT, section INTEGER, paragraph TEXT, layer TEXT,
   text TEXT, key TEXT, keymap BLOB, clauses TEXT, label TEXT, pages TEXT
 );
-CREATE INDEX units_layer ON units(layer, section);
 CREATE TABLE grams (gram TEXT, unit INTEGER, layer TEXT, section INTEGER, n INTEGER,
                     PRIMARY KEY (gram, unit)) WITHOUT ROWID;
 CREATE TABLE gramcount (gram TEXT PRIMARY KEY, units INTEGER) WITHOUT ROWID;
@@ -312,11 +314,20 @@ CREATE TABLE readings (
   text TEXT, key TEXT, keymap BLOB, clauses TEXT, spans TEXT
 );
 """
+#: Made after the rows are in (one sort, not an update at every row).
+INDEXES = "CREATE INDEX units_layer ON units(layer, section);"
 
 
-def _grams(key: str) -> set[str]:
-    """The characters and character pairs of a key (the inverted index's terms)."""
-    return set(key) | {key[i : i + 2] for i in range(len(key) - 1)}
+def _gram_counts(key: str) -> dict[str, int]:
+    """The terms of a key (the inverted index's: its characters and character pairs) with how often each occurs, as ``key.count(term)``
+    counts (a pair of one character twice, ``AA``, without overlaps: ``AAA`` holds it once)."""
+    counts = Counter(key)
+    pairs = Counter(map(operator.add, key, key[1:]))
+    for g in pairs:
+        if g[0] == g[1]:
+            pairs[g] = key.count(g)
+    counts.update(pairs)
+    return counts
 
 
 def build_index(tei: Path, dest: Path, overlays: Path | None = None) -> str:
@@ -325,15 +336,20 @@ def build_index(tei: Path, dest: Path, overlays: Path | None = None) -> str:
     a temporary name (:func:`..files.temp_name`) and rename. Returns the digest of the TEI and
     overlays the index holds (see :func:`fill_index`)."""
     con = sqlite3.connect(dest)
+    collecting = gc.isenabled()
+    gc.disable()  # millions of short-lived rows and no cycles: the collector would only rescan them
     try:
         # no journal, no syncs: a failed build is thrown away whole, and a file damaged by a crash
         # after its rename fails the checksum and is built again
         con.execute("PRAGMA journal_mode=OFF")
         con.execute("PRAGMA synchronous=OFF")
+        con.execute("PRAGMA cache_size=-65536")  # 64 MB of pages (the default is 2 MB)
         digest = fill_index(con, tei, overlays)
         con.commit()
     finally:
         con.close()
+        if collecting:
+            gc.enable()
     seal(dest)
     return digest
 
@@ -343,10 +359,14 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
     their keys, the inverted index of characters and character pairs, and each section's XML (so
     that ``show`` parses one section, not the whole file). Returns the digest stored in its meta
     table: that of the TEI and the overlays, taken after both were read."""
-    from ..tei.read import assemble, iter_tei
+    from ..tei.read import SectionReader, iter_tei
 
     con.executescript(SCHEMA)
+    # the terms go to a staging table first and into ``grams`` (a B-tree in term order) sorted,
+    # at the end: inserted in the order of the text, every row would land in another page
+    con.execute("CREATE TEMP TABLE grams_in (gram TEXT, unit INTEGER, layer TEXT, section INTEGER, n INTEGER)")
     header = b""
+    reader = None
     doc = None
     norm = None
     titles: dict[int, str] = {}
@@ -355,14 +375,14 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
     for item in iter_tei(tei):
         if item[0] == "header":
             header = item[1]
-            doc = assemble(header, [], str(tei))
+            reader = SectionReader(header, str(tei))
+            doc = reader.doc
             norm = doc.normaliser()
             continue
-        if doc is None or norm is None:
+        if doc is None or norm is None or reader is None:
             raise DataError("the TEI has no header before its sections", str(tei))
         _tag, n, xml = item
-        part = assemble(header, [xml], str(tei))
-        sec = part.sections[0]
+        sec = reader.section(xml)
         titles[sec.n] = sec.title
         con.execute("INSERT INTO sections VALUES (?, ?)", (sec.n, xml))
         for p in sec.paragraphs:
@@ -372,23 +392,22 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
             # copy's): a reference to one still finds the passage
             con.executemany("INSERT OR IGNORE INTO aliases VALUES (?, ?)",
                             ((a, u.id) for u in p.units for a in u.attrs.get("merged", "").split()))
-        for r in section_records(sec, norm, part.char_map):
+        units, grams = [], []
+        for r in section_records(sec, norm, doc.char_map):
             uid += 1
-            con.execute(
-                "INSERT INTO units (id, ref, unit, section, paragraph, layer, text, key, keymap, clauses, label, pages) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (uid, r.ref, r.unit, r.section, r.paragraph, r.layer, r.text, r.key,
-                 array("I", r.keymap).tobytes(), json.dumps(r.clauses), r.label, json.dumps(r.pages)),
-            )
-            con.executemany("INSERT INTO grams VALUES (?, ?, ?, ?, ?)",
-                            ((g, uid, r.layer, r.section, r.key.count(g)) for g in _grams(r.key)))
-        for rd in reading_records(sec, norm, part.char_map, doc.traditional):
-            r = rd.rec
-            con.execute(
-                "INSERT INTO readings (witness, section, paragraph, layer, text, key, keymap, clauses, spans) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (rd.witness, r.section, r.paragraph, r.layer, r.text, r.key, array("I", r.keymap).tobytes(),
-                 json.dumps(r.clauses), json.dumps(rd.spans)))
+            units.append((uid, r.ref, r.unit, r.section, r.paragraph, r.layer, r.text, r.key,
+                          array("I", r.keymap).tobytes(), json.dumps(r.clauses), r.label, json.dumps(r.pages)))
+            grams.extend((g, uid, r.layer, r.section, k) for g, k in _gram_counts(r.key).items())
+        con.executemany(
+            "INSERT INTO units (id, ref, unit, section, paragraph, layer, text, key, keymap, clauses, label, pages) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", units)
+        con.executemany("INSERT INTO grams_in VALUES (?, ?, ?, ?, ?)", grams)
+        con.executemany(
+            "INSERT INTO readings (witness, section, paragraph, layer, text, key, keymap, clauses, spans) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(rd.witness, rd.rec.section, rd.rec.paragraph, rd.rec.layer, rd.rec.text, rd.rec.key,
+              array("I", rd.rec.keymap).tobytes(), json.dumps(rd.rec.clauses), json.dumps(rd.spans))
+             for rd in reading_records(sec, norm, doc.char_map, doc.traditional)])
     if doc is None:
         raise DataError("the TEI has no header", str(tei))
     if overlays is not None and norm is not None and has_overlays(overlays):
@@ -409,9 +428,12 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
                     (uid, f"{para}@{u.layer}", u.id, sec_n, para, u.layer, text, key, array("I", km).tobytes(),
                      "[]", label, "[]"),
                 )
-                con.executemany("INSERT INTO grams VALUES (?, ?, ?, ?, ?)",
-                                ((g, uid, u.layer, sec_n, key.count(g)) for g in _grams(key)))
+                con.executemany("INSERT INTO grams_in VALUES (?, ?, ?, ?, ?)",
+                                ((g, uid, u.layer, sec_n, k) for g, k in _gram_counts(key).items()))
+    con.execute("INSERT INTO grams SELECT * FROM grams_in ORDER BY gram, unit")
+    con.execute("DROP TABLE grams_in")
     con.execute("INSERT INTO gramcount SELECT gram, count(*) FROM grams GROUP BY gram")
+    con.executescript(INDEXES)
     digest = index_digest(tei, overlays)
     meta = {
         "folds": json.dumps(char_folds(norm), ensure_ascii=False),
@@ -718,6 +740,7 @@ class Index:
         """The index built in memory for this run, with a note (once) saying why."""
         note_once(key or why, f"{why}; the search index is built in memory for this run")
         con = sqlite3.connect(":memory:")
+        con.execute("PRAGMA temp_store=MEMORY")  # the build's staging table too: no file written
         fill_index(con, tei, overlays)
         con.commit()
         return cls(tei, con, overlays, None)

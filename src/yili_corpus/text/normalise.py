@@ -76,6 +76,8 @@ class Normaliser:
 
     def __init__(self, variants: VariantTable | None = None) -> None:
         self.variants = variants or VariantTable()
+        #: each character's key character ("" for one the key leaves out), as key_map met them
+        self._keys: dict[str, str] = {}
 
     def char(self, ch: str) -> str:
         """The key of one text character: t2s, the variant table, t2s of the normal form."""
@@ -99,6 +101,7 @@ class Normaliser:
         out: list[str] = []
         idx: list[int] = []
         sk = sorted(skips)
+        keys = self._keys
         k = 0
         i = 0
         n = len(text)
@@ -112,8 +115,11 @@ class Normaliser:
                 i = max(i, b)
                 continue
             ch = text[i]
-            if ch == GETA or is_text_char(ch):
-                out.append(GETA if ch == GETA else self.char(ch))
+            kc = keys.get(ch)
+            if kc is None:
+                kc = keys[ch] = (GETA if ch == GETA else self.char(ch)) if ch == GETA or is_text_char(ch) else ""
+            if kc:
+                out.append(kc)
                 idx.append(i)
             i += 1
         return "".join(out), idx
