@@ -274,7 +274,18 @@ class Corpus:
         if fmt not in FORMATS:
             raise UsageError(f"unknown format {fmt!r}; formats are {', '.join(FORMATS)}")
         secs = self.sections(sections) or sorted(self.index.sections)
-        return render(self.document, self.tei, fmt, secs, self.layers(layers), notices)
+        return render(self._range_doc(secs), self.tei, fmt, secs, self.layers(layers), notices)
+
+    def _range_doc(self, numbers: list[int]) -> Document:
+        """A Document holding the sections ``numbers``, from the index (the TEI is not parsed
+        whole; docs/performance.md), or the whole document if it is loaded or if those sections
+        do not name the traditional witness (which the whole document takes from its first)."""
+        if "document" in self.__dict__:
+            return self.document
+        from .tei.read import assemble
+
+        doc = assemble(self.index.meta["header"].encode("utf-8"), self.index.section_xml(numbers), str(self.tei))
+        return self._with_overlays(doc) if doc.traditional else self.document
 
 
 def load(tei: str | Path | None = None, overlays: str | Path | None = None, chapter: str | None = None) -> Corpus:
