@@ -14,9 +14,8 @@ import json
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .document import Document
 from .errors import UsageError
 from .layers import KEYS as LAYERS
 from .paths import find_tei
@@ -31,6 +30,9 @@ from .query.refs import (
     parse_range,
     parse_ref,
 )
+
+if TYPE_CHECKING:  # not imported by a search (docs/performance.md)
+    from .document import Document
 
 
 class Corpus:
