@@ -44,7 +44,10 @@ import stat
 import tempfile
 import time
 from array import array
-from collections import Counter
+from collections import (
+    Counter,
+    _count_elements,  # type: ignore[attr-defined]
+)
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -323,11 +326,10 @@ def _gram_counts(key: str) -> dict[str, int]:
     """The terms of a key (the inverted index's: its characters and character pairs) with how often each occurs, as ``key.count(term)``
     counts (a pair of one character twice, ``AA``, without overlaps: ``AAA`` holds it once)."""
     counts = Counter(key)
-    pairs = Counter(map(operator.add, key, key[1:]))
-    for g in pairs:
-        if g[0] == g[1]:
-            pairs[g] = key.count(g)
-    counts.update(pairs)
+    _count_elements(counts, map(operator.add, key, key[1:]))
+    for c in counts.keys() & set(key):
+        if c + c in counts:
+            counts[c + c] = key.count(c + c)
     return counts
 
 

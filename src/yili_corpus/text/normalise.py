@@ -98,10 +98,15 @@ class Normaliser:
         ``skips`` are ``(start, end, replacement)`` spans of ``text`` to leave out (markers) or
         to replace by one placeholder character (``replacement``).
         """
+        keys = self._keys
+        if not skips:  # the common case, without a loop in Python over the characters
+            for ch in set(text).difference(keys):
+                keys[ch] = (GETA if ch == GETA else self.char(ch)) if ch == GETA or is_text_char(ch) else ""
+            ks = [keys[ch] for ch in text]
+            return "".join(ks), [i for i, kc in enumerate(ks) if kc]
         out: list[str] = []
         idx: list[int] = []
         sk = sorted(skips)
-        keys = self._keys
         k = 0
         i = 0
         n = len(text)
