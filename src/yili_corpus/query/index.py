@@ -696,6 +696,39 @@ def _filters(cond: list[str], args: list[Any], layers: list[str] | None, section
         args.extend(sections)
 
 
+#: A step that takes longer than this (seconds) says so on stderr, when stderr is a terminal.
+PROGRESS_AFTER = 2.0
+
+
+@contextlib.contextmanager
+def progress(what: str) -> Any:
+    """Around a step that may be long: if it is still running after :data:`PROGRESS_AFTER`
+    seconds, a line on stderr says what is being done, and another how long it took. Only on a
+    terminal: a script or a pipe reading stderr gets no progress lines."""
+    import sys
+    import threading
+
+    if not sys.stderr.isatty():
+        yield
+        return
+    t0 = time.monotonic()
+    shown: list[bool] = []
+
+    def say() -> None:
+        shown.append(True)
+        print(f"yili: {what} …", file=sys.stderr, flush=True)
+
+    timer = threading.Timer(PROGRESS_AFTER, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        if shown:
+            print(f"yili: {what}: done in {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
+
+
 class _Rows(list):  # type: ignore[type-arg]
     """The rows of a statement, fetched whole, read as a cursor is (``fetchone``, ``fetchall``)."""
 
@@ -822,7 +855,8 @@ class Index:
             path = index_path(digest)
             tmp = temp_name(path)
             try:
-                built = build_index(tei, tmp, overlays)
+                with progress(f"building the search index of {tei.name}"):
+                    built = build_index(tei, tmp, overlays)
             except (OSError, sqlite3.DatabaseError) as exc:  # disk full, quota …
                 _unlink(tmp)
                 return cls._in_memory(tei, overlays, f"the cache folder {folder} cannot take the search index "
