@@ -773,6 +773,7 @@ class Index:
         self.path = path  # the file (None: built in memory for this run)
         self._raw = con
         self._reopened = False
+        self._folds: dict[str, str] | None = None
         self.con = _Guarded(self)
         self._load_meta()
 
@@ -913,6 +914,14 @@ class Index:
         return cls(tei, con, overlays, None)
 
     @property
+    def folds(self) -> dict[str, str]:
+        """The character folds of the query key (:func:`char_folds`), decoded once per open index
+        (a few thousand entries: decoding them at every search cost more than the search)."""
+        if self._folds is None:
+            self._folds = json.loads(self.meta.get("folds", "{}"))
+        return self._folds
+
+    @property
     def max_section(self) -> int:
         return max(self.sections)
 
@@ -932,13 +941,19 @@ class Index:
         where, args = self._where(layers, sections, contains)
         return self._select(where + " ORDER BY id", args)
 
-    def readings(self, layers: list[str] | None = None, sections: list[int] | None = None) -> list[Reading]:
+    def readings(self, layers: list[str] | None = None, sections: list[int] | None = None,
+                 contains: str | None = None) -> list[Reading]:
         """The 经/记 paragraphs as the witnesses read them where they differ (:class:`Reading`),
-        filtered by layer and section."""
+        filtered by layer, section and a key substring (``contains``: only the readings whose key
+        holds it are read and decoded, not all of them for every search)."""
         cond: list[str] = []
         args: list[Any] = []
         _filters(cond, args, layers, sections)
-        where = ("WHERE " + " AND ".join(f"r.{c}" for c in cond)) if cond else ""
+        cond = [f"r.{c}" for c in cond]
+        if contains:
+            cond.append("instr(r.key, ?) > 0")
+            args.append(contains)
+        where = ("WHERE " + " AND ".join(cond)) if cond else ""
         out = []
         for wit, sec, para, layer, text, key, km, cl, sp, pg in self.con.execute(
                 "SELECT r.witness, r.section, r.paragraph, r.layer, r.text, r.key, r.keymap, r.clauses, r.spans, "
