@@ -152,7 +152,9 @@ print(json.dumps(dict(load=load, index=index, index_cpu=index_cpu, search=lat, f
                       rss_mb=rss, workers_mb=kids)))
 """
     env = dict(os.environ, YILI_CACHE_DIR=str(cache))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise SystemExit(f"the measure at {tei.name} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout)
 
 
