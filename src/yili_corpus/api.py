@@ -14,9 +14,8 @@ import json
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .document import Document
 from .errors import UsageError
 from .layers import KEYS as LAYERS
 from .query.index import Index, has_overlays
@@ -30,6 +29,9 @@ from .query.refs import (
     parse_range,
     parse_ref,
 )
+
+if TYPE_CHECKING:  # not imported by a search (docs/performance.md)
+    from .document import Document
 
 
 class Corpus:
@@ -308,7 +310,18 @@ class Corpus:
         if fmt not in FORMATS:
             raise UsageError(f"unknown format {fmt!r}; formats are {', '.join(FORMATS)}")
         secs = self.sections(sections) or sorted(self.index.sections)
-        return render(self.document, self.tei, fmt, secs, self.layers(layers), notices)
+        return render(self._range_doc(secs), self.tei, fmt, secs, self.layers(layers), notices)
+
+    def _range_doc(self, numbers: list[int]) -> Document:
+        """A Document holding the sections ``numbers``, from the index (the TEI is not parsed
+        whole; docs/performance.md), or the whole document if it is loaded or if those sections
+        do not name the traditional witness (which the whole document takes from its first)."""
+        if "document" in self.__dict__:
+            return self.document
+        from .tei.read import assemble
+
+        doc = assemble(self.index.meta["header"].encode("utf-8"), self.index.section_xml(numbers), str(self.tei))
+        return self._with_overlays(doc) if doc.traditional else self.document
 
 
 class Work:

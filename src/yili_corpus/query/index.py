@@ -33,14 +33,21 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import gc
 import hashlib
 import json
+import operator
 import os
 import re
 import sqlite3
 import stat
+import tempfile
 import time
 from array import array
+from collections import (
+    Counter,
+    _count_elements,  # type: ignore[attr-defined]
+)
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -301,7 +308,6 @@ CREATE TABLE units (
   id INTEGER PRIMARY KEY, ref TEXT, unit TEXT, section INTEGER, paragraph TEXT, layer TEXT,
   text TEXT, key TEXT, keymap BLOB, clauses TEXT, label TEXT, pages TEXT
 );
-CREATE INDEX units_layer ON units(layer, section);
 CREATE TABLE grams (gram TEXT, unit INTEGER, layer TEXT, section INTEGER, n INTEGER,
                     PRIMARY KEY (gram, unit)) WITHOUT ROWID;
 CREATE TABLE gramcount (gram TEXT PRIMARY KEY, units INTEGER) WITHOUT ROWID;
@@ -312,11 +318,19 @@ CREATE TABLE readings (
   text TEXT, key TEXT, keymap BLOB, clauses TEXT, spans TEXT
 );
 """
+#: Made after the rows are in (one sort, not an update at every row).
+INDEXES = "CREATE INDEX units_layer ON units(layer, section);"
 
 
-def _grams(key: str) -> set[str]:
-    """The characters and character pairs of a key (the inverted index's terms)."""
-    return set(key) | {key[i : i + 2] for i in range(len(key) - 1)}
+def _gram_counts(key: str) -> dict[str, int]:
+    """The terms of a key (the inverted index's: its characters and character pairs) with how often each occurs, as ``key.count(term)``
+    counts (a pair of one character twice, ``AA``, without overlaps: ``AAA`` holds it once)."""
+    counts = Counter(key)
+    _count_elements(counts, map(operator.add, key, key[1:]))
+    for c in counts.keys() & set(key):
+        if c + c in counts:
+            counts[c + c] = key.count(c + c)
+    return counts
 
 
 def build_index(tei: Path, dest: Path, overlays: Path | None = None) -> str:
@@ -325,73 +339,197 @@ def build_index(tei: Path, dest: Path, overlays: Path | None = None) -> str:
     a temporary name (:func:`..files.temp_name`) and rename. Returns the digest of the TEI and
     overlays the index holds (see :func:`fill_index`)."""
     con = sqlite3.connect(dest)
+    collecting = gc.isenabled()
+    gc.disable()  # millions of short-lived rows and no cycles: the collector would only rescan them
     try:
         # no journal, no syncs: a failed build is thrown away whole, and a file damaged by a crash
         # after its rename fails the checksum and is built again
         con.execute("PRAGMA journal_mode=OFF")
         con.execute("PRAGMA synchronous=OFF")
+        con.execute("PRAGMA cache_size=-65536")  # 64 MB of pages (the default is 2 MB)
         digest = fill_index(con, tei, overlays)
         con.commit()
     finally:
         con.close()
+        if collecting:
+            gc.enable()
     seal(dest)
     return digest
 
 
-def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None) -> str:
-    """Write the index of ``tei`` and its overlays into the empty database ``con``: units with
-    their keys, the inverted index of characters and character pairs, and each section's XML (so
-    that ``show`` parses one section, not the whole file). Returns the digest stored in its meta
-    table: that of the TEI and the overlays, taken after both were read."""
-    from ..tei.read import assemble, iter_tei
+#: A TEI larger than this (bytes) is indexed by :data:`WORKERS` processes, each reading a run of
+#: its sections into a file of its own, merged at the end (:func:`_fill_parallel`); a smaller one
+#: in this process (process start and merge would cost more than they save). The chapter's TEI is
+#: 1.2 MB; the 10× benchmark's 11 MB.
+PARALLEL_BYTES = 8 << 20
+#: How many processes index a large TEI (at most the machine's cores).
+WORKERS = 2
 
-    con.executescript(SCHEMA)
-    header = b""
-    doc = None
-    norm = None
-    titles: dict[int, str] = {}
-    where: dict[str, tuple[int, str]] = {}
+_STAGING = "CREATE TEMP TABLE grams_in (gram TEXT, unit INTEGER, layer TEXT, section INTEGER, n INTEGER)"
+
+
+@dataclass
+class _Part:
+    """What a pass over (some of) the sections of a TEI gathered besides its rows."""
+
+    header: bytes = b""
+    titles: dict[int, str] = field(default_factory=dict)
+    where: dict[str, tuple[int, str]] = field(default_factory=dict)
+    units: int = 0
+
+
+def _fill_sections(con: sqlite3.Connection, tei: Path, start: int = 0, stop: int | None = None) -> _Part:
+    """Write the rows of the sections ``start`` (counted from 0) up to ``stop`` of ``tei`` into
+    ``con`` (tables of :data:`SCHEMA`, the terms into the staging table ``grams_in``), the units
+    numbered from 1."""
+    from ..tei.read import SectionReader, iter_tei
+
+    part = _Part()
+    reader = None
+    norm: Any = None
     uid = 0
+    i = -1
     for item in iter_tei(tei):
         if item[0] == "header":
-            header = item[1]
-            doc = assemble(header, [], str(tei))
-            norm = doc.normaliser()
+            part.header = item[1]
+            reader = SectionReader(part.header, str(tei))
+            norm = reader.doc.normaliser()
             continue
-        if doc is None or norm is None:
+        if reader is None:
             raise DataError("the TEI has no header before its sections", str(tei))
+        i += 1
+        if i < start:
+            continue
+        if stop is not None and i >= stop:
+            break
+        doc = reader.doc
         _tag, n, xml = item
-        part = assemble(header, [xml], str(tei))
-        sec = part.sections[0]
-        titles[sec.n] = sec.title
+        sec = reader.section(xml)
+        part.titles[sec.n] = sec.title
         con.execute("INSERT INTO sections VALUES (?, ?)", (sec.n, xml))
         for p in sec.paragraphs:
             for c in p.clauses:
-                where[c.id] = (sec.n, p.id)
+                part.where[c.id] = (sec.n, p.id)
             # the ids of 疏 blocks collated into another witness's block (w003's into the 四库
             # copy's): a reference to one still finds the passage
             con.executemany("INSERT OR IGNORE INTO aliases VALUES (?, ?)",
                             ((a, u.id) for u in p.units for a in u.attrs.get("merged", "").split()))
-        for r in section_records(sec, norm, part.char_map):
+        units, grams = [], []
+        for r in section_records(sec, norm, doc.char_map):
             uid += 1
-            con.execute(
-                "INSERT INTO units (id, ref, unit, section, paragraph, layer, text, key, keymap, clauses, label, pages) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (uid, r.ref, r.unit, r.section, r.paragraph, r.layer, r.text, r.key,
-                 array("I", r.keymap).tobytes(), json.dumps(r.clauses), r.label, json.dumps(r.pages)),
-            )
-            con.executemany("INSERT INTO grams VALUES (?, ?, ?, ?, ?)",
-                            ((g, uid, r.layer, r.section, r.key.count(g)) for g in _grams(r.key)))
-        for rd in reading_records(sec, norm, part.char_map, doc.traditional):
-            r = rd.rec
-            con.execute(
-                "INSERT INTO readings (witness, section, paragraph, layer, text, key, keymap, clauses, spans) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (rd.witness, r.section, r.paragraph, r.layer, r.text, r.key, array("I", r.keymap).tobytes(),
-                 json.dumps(r.clauses), json.dumps(rd.spans)))
-    if doc is None:
+            units.append((uid, r.ref, r.unit, r.section, r.paragraph, r.layer, r.text, r.key,
+                          array("I", r.keymap).tobytes(), json.dumps(r.clauses), r.label, json.dumps(r.pages)))
+            grams.extend((g, uid, r.layer, r.section, k) for g, k in _gram_counts(r.key).items())
+        con.executemany(
+            "INSERT INTO units (id, ref, unit, section, paragraph, layer, text, key, keymap, clauses, label, pages) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", units)
+        con.executemany("INSERT INTO grams_in VALUES (?, ?, ?, ?, ?)", grams)
+        con.executemany(
+            "INSERT INTO readings (witness, section, paragraph, layer, text, key, keymap, clauses, spans) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(rd.witness, rd.rec.section, rd.rec.paragraph, rd.rec.layer, rd.rec.text, rd.rec.key,
+              array("I", rd.rec.keymap).tobytes(), json.dumps(rd.rec.clauses), json.dumps(rd.spans))
+             for rd in reading_records(sec, norm, doc.char_map, doc.traditional)])
+    if reader is None:
         raise DataError("the TEI has no header", str(tei))
-    if overlays is not None and norm is not None and has_overlays(overlays):
+    part.units = uid
+    return part
+
+
+def _part_worker(tei: str, start: int, stop: int | None, dest: str) -> _Part:
+    """In a worker process: the sections ``start`` to ``stop`` of ``tei`` into the new file
+    ``dest``, the terms sorted into ``grams`` (see :func:`_fill_parallel`)."""
+    gc.disable()
+    con = sqlite3.connect(dest)
+    try:
+        con.execute("PRAGMA journal_mode=OFF")
+        con.execute("PRAGMA synchronous=OFF")
+        con.executescript(SCHEMA)
+        con.execute(_STAGING)
+        part = _fill_sections(con, Path(tei), start, stop)
+        con.execute("INSERT INTO grams SELECT * FROM grams_in ORDER BY gram, unit")
+        con.commit()
+    finally:
+        con.close()
+    return part
+
+
+def _count_sections(tei: Path) -> int:
+    """About how many sections ``tei`` has (start tags of section divisions in its bytes): only
+    to share them out among workers; a wrong count makes the shares uneven, never the index."""
+    with open(tei, "rb") as f:
+        return len(re.findall(rb'<div\b[^>]*\btype="section"', f.read()))
+
+
+def _fill_parallel(con: sqlite3.Connection, tei: Path, workers: int) -> _Part:
+    """The rows of ``tei`` as :func:`_fill_sections` writes them, by ``workers`` processes: each
+    reads a run of consecutive sections into a file of its own (its units numbered from 1, its
+    terms sorted), and the runs are appended here in order, each unit's number moved by the
+    units of the runs before it; the terms of all runs are merged in term order (each run's
+    sorted, a term's units of an earlier run before those of a later one: the order of the
+    table) into the staging table's place."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    share = -(-max(_count_sections(tei), 1) // workers)
+    bounds = [(k * share, (k + 1) * share if k < workers - 1 else None) for k in range(workers)]
+    with tempfile.TemporaryDirectory(prefix="yili-index-") as tmp:
+        files = [Path(tmp) / f"part{k}.sqlite" for k in range(workers)]
+        with ProcessPoolExecutor(workers) as ex:
+            parts = list(ex.map(_part_worker, [str(tei)] * workers, [b[0] for b in bounds], [b[1] for b in bounds],
+                                [str(f) for f in files]))
+        total = _Part(header=parts[0].header)
+        arms = []
+        for k, (part, f) in enumerate(zip(parts, files, strict=True)):
+            con.execute(f"ATTACH DATABASE ? AS p{k}", (str(f),))
+            base = total.units
+            con.execute(f"INSERT INTO units SELECT id + {base}, ref, unit, section, paragraph, layer, text, key, "
+                        f"keymap, clauses, label, pages FROM p{k}.units ORDER BY id")
+            con.execute(f"INSERT INTO sections SELECT * FROM p{k}.sections")
+            con.execute(f"INSERT OR IGNORE INTO aliases SELECT alias, unit FROM p{k}.aliases")
+            con.execute("INSERT INTO readings (witness, section, paragraph, layer, text, key, keymap, clauses, spans) "
+                        f"SELECT witness, section, paragraph, layer, text, key, keymap, clauses, spans FROM p{k}.readings "
+                        "ORDER BY id")
+            arms.append(f"SELECT gram, unit + {base}, layer, section, n FROM p{k}.grams")
+            total.titles.update(part.titles)
+            total.where.update(part.where)
+            total.units += part.units
+        con.execute(_STAGING)
+        con.commit()
+        # a merge of the sorted runs (SQLite's compound ORDER BY), in the order of the term
+        con.execute("INSERT INTO grams " + " UNION ALL ".join(arms) + " ORDER BY 1")
+        con.commit()
+        for k in range(workers):
+            con.execute(f"DETACH DATABASE p{k}")
+        return total
+
+
+def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None, workers: int | None = None) -> str:
+    """Write the index of ``tei`` and its overlays into the empty database ``con``: units with
+    their keys, the inverted index of characters and character pairs, and each section's XML (so
+    that ``show`` parses one section, not the whole file). Returns the digest stored in its meta
+    table: that of the TEI and the overlays, taken after both were read. ``workers``: processes
+    that read the sections (default: :data:`WORKERS` for a TEI over :data:`PARALLEL_BYTES`, else
+    this one); the index is the same either way."""
+    from ..tei.read import SectionReader
+
+    if workers is None:
+        try:
+            big = tei.stat().st_size > PARALLEL_BYTES
+        except OSError:
+            big = False
+        workers = min(WORKERS, os.cpu_count() or 1) if big else 1
+    con.executescript(SCHEMA)
+    if workers > 1:
+        part = _fill_parallel(con, tei, workers)
+    else:
+        # the terms go to a staging table first and into ``grams`` (a B-tree in term order)
+        # sorted, at the end: inserted in the order of the text, every row would land in another page
+        con.execute(_STAGING)
+        part = _fill_sections(con, tei)
+    header, titles, where, uid = part.header, part.titles, part.where, part.units
+    doc = SectionReader(header, str(tei)).doc
+    norm = doc.normaliser()
+    if overlays is not None and has_overlays(overlays):
         from ..overlay import read_overlays
 
         for ov in read_overlays(overlays):
@@ -409,9 +547,12 @@ def fill_index(con: sqlite3.Connection, tei: Path, overlays: Path | None = None)
                     (uid, f"{para}@{u.layer}", u.id, sec_n, para, u.layer, text, key, array("I", km).tobytes(),
                      "[]", label, "[]"),
                 )
-                con.executemany("INSERT INTO grams VALUES (?, ?, ?, ?, ?)",
-                                ((g, uid, u.layer, sec_n, key.count(g)) for g in _grams(key)))
+                con.executemany("INSERT INTO grams_in VALUES (?, ?, ?, ?, ?)",
+                                ((g, uid, u.layer, sec_n, k) for g, k in _gram_counts(key).items()))
+    con.execute("INSERT INTO grams SELECT * FROM grams_in ORDER BY gram, unit")
+    con.execute("DROP TABLE grams_in")
     con.execute("INSERT INTO gramcount SELECT gram, count(*) FROM grams GROUP BY gram")
+    con.executescript(INDEXES)
     digest = index_digest(tei, overlays)
     meta = {
         "folds": json.dumps(char_folds(norm), ensure_ascii=False),
@@ -555,6 +696,39 @@ def _filters(cond: list[str], args: list[Any], layers: list[str] | None, section
         args.extend(sections)
 
 
+#: A step that takes longer than this (seconds) says so on stderr, when stderr is a terminal.
+PROGRESS_AFTER = 2.0
+
+
+@contextlib.contextmanager
+def progress(what: str) -> Any:
+    """Around a step that may be long: if it is still running after :data:`PROGRESS_AFTER`
+    seconds, a line on stderr says what is being done, and another how long it took. Only on a
+    terminal: a script or a pipe reading stderr gets no progress lines."""
+    import sys
+    import threading
+
+    if not sys.stderr.isatty():
+        yield
+        return
+    t0 = time.monotonic()
+    shown: list[bool] = []
+
+    def say() -> None:
+        shown.append(True)
+        print(f"yili: {what} …", file=sys.stderr, flush=True)
+
+    timer = threading.Timer(PROGRESS_AFTER, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        if shown:
+            print(f"yili: {what}: done in {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
+
+
 class _Rows(list):  # type: ignore[type-arg]
     """The rows of a statement, fetched whole, read as a cursor is (``fetchone``, ``fetchall``)."""
 
@@ -599,6 +773,7 @@ class Index:
         self.path = path  # the file (None: built in memory for this run)
         self._raw = con
         self._reopened = False
+        self._folds: dict[str, str] | None = None
         self.con = _Guarded(self)
         self._load_meta()
 
@@ -681,7 +856,8 @@ class Index:
             path = index_path(digest)
             tmp = temp_name(path)
             try:
-                built = build_index(tei, tmp, overlays)
+                with progress(f"building the search index of {tei.name}"):
+                    built = build_index(tei, tmp, overlays)
             except (OSError, sqlite3.DatabaseError) as exc:  # disk full, quota …
                 _unlink(tmp)
                 return cls._in_memory(tei, overlays, f"the cache folder {folder} cannot take the search index "
@@ -718,6 +894,7 @@ class Index:
         """The index built in memory for this run, with a note (once) saying why."""
         note_once(key or why, f"{why}; the search index is built in memory for this run")
         con = sqlite3.connect(":memory:")
+        con.execute("PRAGMA temp_store=MEMORY")  # the build's staging table too: no file written
         fill_index(con, tei, overlays)
         con.commit()
         return cls(tei, con, overlays, None)
@@ -735,6 +912,14 @@ class Index:
         finally:
             _unlink(tmp)
         return cls(tei, con, overlays, None)
+
+    @property
+    def folds(self) -> dict[str, str]:
+        """The character folds of the query key (:func:`char_folds`), decoded once per open index
+        (a few thousand entries: decoding them at every search cost more than the search)."""
+        if self._folds is None:
+            self._folds = json.loads(self.meta.get("folds", "{}"))
+        return self._folds
 
     @property
     def max_section(self) -> int:
@@ -756,13 +941,19 @@ class Index:
         where, args = self._where(layers, sections, contains)
         return self._select(where + " ORDER BY id", args)
 
-    def readings(self, layers: list[str] | None = None, sections: list[int] | None = None) -> list[Reading]:
+    def readings(self, layers: list[str] | None = None, sections: list[int] | None = None,
+                 contains: str | None = None) -> list[Reading]:
         """The 经/记 paragraphs as the witnesses read them where they differ (:class:`Reading`),
-        filtered by layer and section."""
+        filtered by layer, section and a key substring (``contains``: only the readings whose key
+        holds it are read and decoded, not all of them for every search)."""
         cond: list[str] = []
         args: list[Any] = []
         _filters(cond, args, layers, sections)
-        where = ("WHERE " + " AND ".join(f"r.{c}" for c in cond)) if cond else ""
+        cond = [f"r.{c}" for c in cond]
+        if contains:
+            cond.append("instr(r.key, ?) > 0")
+            args.append(contains)
+        where = ("WHERE " + " AND ".join(cond)) if cond else ""
         out = []
         for wit, sec, para, layer, text, key, km, cl, sp, pg in self.con.execute(
                 "SELECT r.witness, r.section, r.paragraph, r.layer, r.text, r.key, r.keymap, r.clauses, r.spans, "

@@ -192,9 +192,7 @@ class QueryNormaliser:
 
 def make_normaliser(index: Index) -> QueryNormaliser:
     """The query normaliser of the index's TEI."""
-    import json
-
-    return QueryNormaliser(json.loads(index.meta.get("folds", "{}")))
+    return QueryNormaliser(index.folds)
 
 
 def citation(index: Index, rec: Record, ref: str) -> str:
@@ -253,7 +251,7 @@ def _add_witness_hits(res: dict[str, Any], index: Index, query: str, layers: lis
         return
     spans: list[tuple[Record, int, int]] = []
     whose: dict[tuple[int, int], tuple[str, list[str]]] = {}
-    for rd in index.readings(layers, sections):
+    for rd in index.readings(layers, sections, contains=key):
         rec = rd.rec
         i = rec.key.find(key)
         while i >= 0:

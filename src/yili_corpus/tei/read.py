@@ -337,6 +337,35 @@ class _Reader:
             u.content = self.inline(e)
         return u
 
+    def section(self, sd: etree._Element) -> tuple[Section, str]:
+        """One ``div type=section``, and the traditional witness its paragraphs give the 经 in
+        (its first; "" if none)."""
+        traditional = ""
+        paras = []
+        for pd in sd.iterfind("t:div[@type='paragraph']", NS):
+            ab = pd.find("t:ab", NS)
+            if ab is None or ab.get("type") not in TEXT_KEYS:
+                raise self.fail(pd, "a paragraph must open with its 经 or 记 (ab type=jing|ji)")
+            clauses = [
+                Clause(self.req(s, XML_ID), self.num(s, "n"), self.inline(s), s.get("source", ""), pages=self.facs(s))
+                for s in ab.iterfind("t:seg", NS)
+            ]
+            # the clauses in the traditional witness's characters (ab subtype=hant)
+            hants = [x for x in pd if _local(x) == "ab" and x.get("subtype") == "hant"]
+            by_id = {c.id: c for c in clauses}
+            for h in hants:
+                traditional = traditional or h.get("source", "").lstrip("#")
+                for s in h.iterfind("t:seg", NS):
+                    c = by_id.get(s.get("corresp", "").lstrip("#"))
+                    if c is None:
+                        raise self.fail(s, "a traditional form must name a clause of its paragraph (corresp)")
+                    c.hant = s.text or ""
+            units = [self.unit(x) for x in pd if _local(x) in ("note", "ab") and x is not ab and x not in hants]
+            paras.append(Paragraph(self.req(pd, XML_ID), self.num(pd, "n"), ab.get("type", "jing"),
+                                   clauses, units, _ids(pd.get("source"))))
+        return Section(self.req(sd, XML_ID), self.num(sd, "n"), sd.get("subtype", "jing"),
+                       sd.findtext("t:head", "", NS), paras, _ids(sd.get("corresp"))), traditional
+
     def document(self, tree: etree._ElementTree) -> Document:
         root = tree.getroot()
         if root.tag != f"{{{TEI_NS}}}TEI":
@@ -416,30 +445,9 @@ class _Reader:
         if body is None:
             raise self.fail(root, "no text/body")
         for sd in body.iterfind("t:div[@type='section']", NS):
-            paras = []
-            for pd in sd.iterfind("t:div[@type='paragraph']", NS):
-                ab = pd.find("t:ab", NS)
-                if ab is None or ab.get("type") not in TEXT_KEYS:
-                    raise self.fail(pd, "a paragraph must open with its 经 or 记 (ab type=jing|ji)")
-                clauses = [
-                    Clause(self.req(s, XML_ID), self.num(s, "n"), self.inline(s), s.get("source", ""), pages=self.facs(s))
-                    for s in ab.iterfind("t:seg", NS)
-                ]
-                # the clauses in the traditional witness's characters (ab subtype=hant)
-                hants = [x for x in pd if _local(x) == "ab" and x.get("subtype") == "hant"]
-                by_id = {c.id: c for c in clauses}
-                for h in hants:
-                    traditional = traditional or h.get("source", "").lstrip("#")
-                    for s in h.iterfind("t:seg", NS):
-                        c = by_id.get(s.get("corresp", "").lstrip("#"))
-                        if c is None:
-                            raise self.fail(s, "a traditional form must name a clause of its paragraph (corresp)")
-                        c.hant = s.text or ""
-                units = [self.unit(x) for x in pd if _local(x) in ("note", "ab") and x is not ab and x not in hants]
-                paras.append(Paragraph(self.req(pd, XML_ID), self.num(pd, "n"), ab.get("type", "jing"),
-                                       clauses, units, _ids(pd.get("source"))))
-            sections.append(Section(self.req(sd, XML_ID), self.num(sd, "n"), sd.get("subtype", "jing"),
-                                    sd.findtext("t:head", "", NS), paras, _ids(sd.get("corresp"))))
+            sec, hant = self.section(sd)
+            traditional = traditional or hant
+            sections.append(sec)
         return Document(doc_id, work, chapter, number, witnesses, chars, sections, normalization,
                         collation, variants, folds, works, commentators=commentators, titles=titles,
                         corpus=corpus, overrides_table=overrides, works_table=works_table,
@@ -583,6 +591,28 @@ def assemble(header: bytes, sections: list[bytes], path: str = "<tei>") -> Docum
     for sb in sections:
         body.append(_fragment(sb, path, "a section", shifts)[0])
     return _Reader(path, shifts, root_line).document(etree.ElementTree(root))
+
+
+class SectionReader:
+    """Reads the sections :func:`iter_tei` yields one at a time, against a header parsed once
+    (what a per-section :func:`assemble` would give, without parsing and reading the header for
+    every section): ``doc`` is the Document of the header alone."""
+
+    def __init__(self, header: bytes, path: str = "<tei>") -> None:
+        self.path = path
+        self.doc = assemble(header, [], path)
+        shifts: dict[etree._Element, int] = {}
+        root, root_line = _fragment(header, path, "the TEI header", shifts)
+        self._reader = _Reader(path, shifts, root_line)
+        self._reader.facsimile(root)
+
+    def section(self, data: bytes) -> Section:
+        """The Section of one section's bytes (as :func:`iter_tei` yields them)."""
+        el, _line = _fragment(data, self.path, "a section", self._reader.shifts)
+        try:
+            return self._reader.section(el)[0]
+        finally:
+            self._reader.shifts.pop(el, None)
 
 
 def read_tei(path: Path | str) -> Document:

@@ -76,6 +76,8 @@ class Normaliser:
 
     def __init__(self, variants: VariantTable | None = None) -> None:
         self.variants = variants or VariantTable()
+        #: each character's key character ("" for one the key leaves out), as key_map met them
+        self._keys: dict[str, str] = {}
 
     def char(self, ch: str) -> str:
         """The key of one text character: t2s, the variant table, t2s of the normal form."""
@@ -96,6 +98,12 @@ class Normaliser:
         ``skips`` are ``(start, end, replacement)`` spans of ``text`` to leave out (markers) or
         to replace by one placeholder character (``replacement``).
         """
+        keys = self._keys
+        if not skips:  # the common case, without a loop in Python over the characters
+            for ch in set(text).difference(keys):
+                keys[ch] = (GETA if ch == GETA else self.char(ch)) if ch == GETA or is_text_char(ch) else ""
+            ks = [keys[ch] for ch in text]
+            return "".join(ks), [i for i, kc in enumerate(ks) if kc]
         out: list[str] = []
         idx: list[int] = []
         sk = sorted(skips)
@@ -112,8 +120,11 @@ class Normaliser:
                 i = max(i, b)
                 continue
             ch = text[i]
-            if ch == GETA or is_text_char(ch):
-                out.append(GETA if ch == GETA else self.char(ch))
+            kc = keys.get(ch)
+            if kc is None:
+                kc = keys[ch] = (GETA if ch == GETA else self.char(ch)) if ch == GETA or is_text_char(ch) else ""
+            if kc:
+                out.append(kc)
                 idx.append(i)
             i += 1
         return "".join(out), idx
