@@ -32,6 +32,7 @@ from ..document import (
 from ..layers import KEYS
 from ..model import SourceUnit
 from ..text.clauses import NEAR
+from ..text.collate import key_spans
 from ..text.normalise import without_layout
 from ..text.pages import PageBreaks, clause_pages
 from ..text.segment import Locator
@@ -270,14 +271,7 @@ def to_document(r: BuildResult) -> Document:
     def clause_source(a: int, b: int) -> str:
         """The base witness's characters of a clause: one span per unit of the base it takes
         (a clause that runs over a ．of the base quotes the characters either side, not the ．)."""
-        spans: list[tuple[str, int, int]] = []
-        for u, o in col.base.pos[a:b]:
-            x = u.offset + o
-            if spans and spans[-1][2] == x:
-                spans[-1] = (u.source, spans[-1][1], x + 1)
-            else:
-                spans.append((u.source, x, x + 1))
-        return " ".join(ptr.span(w, x, y) for w, x, y in spans)
+        return " ".join(ptr.span(col.base.wit, x, y) for x, y in key_spans(col.base.pos[a:b]))
 
     # sections, paragraphs, clauses
     para_of: dict[str, Paragraph] = {}
