@@ -139,3 +139,18 @@ def test_the_collation_of_a_chapter_has_few_form_only_sites(witnesses: Path, nor
         r = {x.wit: x for x in st.readings}
         if "w005" in r and "w006" in r and len(r["w005"].text) == len(r["w006"].text) == 1:
             assert fold.get(r["w005"].text) != r["w006"].text, (ch, st.start, r["w005"].text)
+
+
+def test_a_passage_the_other_witness_lacks_is_not_outvoted_by_words_of_another_place(
+        witnesses: Path, norm: Normaliser) -> None:
+    """丧服 with the 四库 經 as base: where niutrans 11 (no 传) is set against a 传 passage, the two
+    readings are unrelated and the rank keeps the 传 in the reading text, never w006's 經 of
+    another place (a tie that attestation used to give to the words found elsewhere)."""
+    _parsed, col, _d, _p = _collate(witnesses, "11", "w005", norm)
+    unrelated = [st for st in col.sites if "unrelated readings" in st.rule]
+    assert len(unrelated) >= 5
+    for st in unrelated:
+        assert "w005" in st.lem_wits, (st.start, st.lem)
+    rkey, _where = col.reading_key_map()
+    assert norm.key("傳曰錫者何也麻之有錫者也") in rkey
+    assert rkey.count(norm.key("女子子適人者為其父母婦為舅姑")) == 1

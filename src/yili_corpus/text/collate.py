@@ -15,10 +15,11 @@ collation *site*. At each site each witness's reading is classified:
 The reading is chosen by these rules, in order (``docs/collation.md``):
 
 1. **majority** of the voting witnesses of the passage;
-2. on a tie, **attestation**: the reading whose words, with their neighbours in the text, occur
+2. on a tie between unrelated readings (a passage one witness lacks or has elsewhere), the rank;
+3. on a tie, **attestation**: the reading whose words, with their neighbours in the text, occur
    more often elsewhere in the corpus (commentary, notes, translation and the rest of the 经/记,
    the site itself left out) — first with two characters of context, then with one;
-3. on a tie still, the witness **rank** of the manifest (the printed 注疏 edition first).
+4. on a tie still, the witness **rank** of the manifest (the printed 注疏 edition first).
 
 Where no witness has the right reading, ``corpus/emendations.tsv`` gives it with its evidence;
 the original stays as ``sic``.
@@ -286,6 +287,27 @@ def _distinct(units: list[SourceUnit]) -> list[SourceUnit]:
             seen.add(id(u))
             out.append(u)
     return out
+
+
+#: A tie between readings is one of unrelated passages when the longer has at least this many
+#: characters and the two share at most a third of them (:func:`_unrelated`).
+UNRELATED_MIN = 8
+
+
+def _unrelated(keys: list[str]) -> bool:
+    """Whether tied readings are not variants of one passage: the longest has
+    :data:`UNRELATED_MIN` characters or more and shares at most a third of them with each other
+    reading (an omission of a whole passage shares none)."""
+    longest = max(keys, key=len)
+    if len(longest) < UNRELATED_MIN:
+        return False
+    for k in keys:
+        if k is longest:
+            continue
+        same = sum(b.size for b in difflib.SequenceMatcher(None, longest, k, autojunk=False).get_matching_blocks())
+        if same * 3 > len(longest):
+            return False
+    return True
 
 
 def _unit_key(norm: Normaliser, u: SourceUnit) -> tuple[str, list[int]]:
@@ -670,6 +692,14 @@ class Collator:
         tied = [k for k, v in ranked if len(v) == top]
         if len(tied) == 1:
             return tied[0], f"majority ({top} of {total} witnesses)"
+        if _unrelated(tied):
+            # not two readings of one passage: a passage one witness lacks (丧服's 传 in niutrans
+            # 11) or has elsewhere, which the alignment set against it; attestation would count
+            # words of another place, so the rank decides
+            best = min(tied, key=lambda k: min(self.rank.get(r.wit, 99) for r in groups[k]))
+            w = min(groups[best], key=lambda r: self.rank.get(r.wit, 99)).wit
+            return best, (f"tie {top}:{top} between unrelated readings (a passage one witness lacks or has "
+                          f"elsewhere); witness rank ({w} ranks highest)")
         scores = self.attestation(s, e, tied, covering)
         for tier, ctx in ((0, 2), (1, 1)):
             vals = [sc[tier] for sc in scores]
