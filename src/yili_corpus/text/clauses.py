@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..model import ParsedSource, SourceUnit, is_text_char
-from .collate import char_end
 
 if TYPE_CHECKING:
     from ..model import Section
@@ -54,6 +53,16 @@ PARA_MARK = "¶"
 #: A witness that runs through a place votes against a boundary only if it punctuates near it: a
 #: mark within this many characters of its key before the place and after it.
 NEAR = 12
+
+
+def char_end(u: SourceUnit, o: int) -> int:
+    """The file offset just past the key character at ``o`` of unit ``u``: past the whole
+    placeholder where a skip of several characters stands for one (``{曰鼎}``, ``&lt;赤巠&gt;``,
+    a □ run of the punctuated parser), else past the one character."""
+    for x, y, rep in u.meta.get("skips", ()):
+        if x == o and rep:
+            return u.offset + y
+    return u.offset + o + 1
 
 
 @dataclass

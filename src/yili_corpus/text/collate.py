@@ -37,17 +37,8 @@ from pathlib import Path
 from ..errors import DataError
 from ..model import ParsedSource, Reading, Site, SourceUnit, is_text_char
 from ..tables import read_table
+from .clauses import char_end
 from .normalise import Normaliser, is_placeholder, t2s_char, without_layout
-
-
-def char_end(u: SourceUnit, o: int) -> int:
-    """The file offset just past the key character at ``o`` of unit ``u``: past the whole
-    placeholder where a skip of several characters stands for one (``{曰鼎}``, ``&lt;赤巠&gt;``,
-    a □ run of the punctuated parser), else past the one character."""
-    for x, y, rep in u.meta.get("skips", ()):
-        if x == o and rep:
-            return u.offset + y
-    return u.offset + o + 1
 
 
 def _line_col(u: SourceUnit, o: int) -> tuple[int, int]:
