@@ -140,7 +140,7 @@ def anchor_commentary(
     if not units:
         return [], []
     wit = units[0].source
-    maps = {al.stream.para: WitnessMap(al) for al in col.alignments if al.stream.wit == wit}
+    maps = {al.stream.para: WitnessMap(al) for al in col.witness_alignments(wit)}
     sub = _substituter(col, wit)
     pieces = {(u.meta["para"], u.meta["piece"]): u for u in units if u.kind == "text"}
     zhus: list[ZhuAnchor] = []

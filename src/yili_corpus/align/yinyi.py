@@ -257,7 +257,8 @@ def place(res: YinyiResult, col: Collation, zhu: list[ZhuAnchor]) -> None:
     from .commentary import WitnessMap
 
     at_base: dict[tuple[int, int], int] = {}
-    for al in col.alignments:
+    # every witness's paragraphs, the base's own too (a 注疏 base: its 音義 stand in its 經)
+    for al in col.alignments + col.witness_alignments(col.base.wit):
         wm = WitnessMap(al)
         for j, (u, o) in enumerate(al.stream.pos):
             if j < len(wm.to_base) and al.bstart <= wm.to_base[j] < max(al.bend, al.bstart + 1):

@@ -33,6 +33,7 @@ from ..document import (
 from ..layers import KEYS
 from ..model import SourceUnit
 from ..text.clauses import NEAR
+from ..text.collate import key_spans
 from ..text.normalise import without_layout
 from ..text.pages import PageBreaks, clause_pages
 from ..text.segment import Locator
@@ -64,7 +65,8 @@ def collation_account(m: Manifest) -> str:
         "code point or a placeholder, or that lacks characters its witness never writes, does not vote: "
         "the character is restored from the other witnesses (app type=restored, lem holding supplied "
         "with @source). Otherwise the reading is chosen by the majority of the witnesses of the passage; "
-        "on a tie by attestation elsewhere in the corpus (the candidate with its neighbours, two "
+        "on a tie between unrelated readings (a passage one witness lacks or has elsewhere) by the witness "
+        "rank; on a tie by attestation elsewhere in the corpus (the candidate with its neighbours, two "
         "characters of context then one); on a tie still by the witness rank of "
         f"{m.pointer(m.path)} ({', '.join(ranked)}). Each app says its rule in a note. Where no "
         f"witness has the right reading, {_table(m, 'emendations')} gives it with its evidence (app "
@@ -271,14 +273,7 @@ def to_document(r: BuildResult) -> Document:
     def clause_source(a: int, b: int) -> str:
         """The base witness's characters of a clause: one span per unit of the base it takes
         (a clause that runs over a ．of the base quotes the characters either side, not the ．)."""
-        spans: list[tuple[str, int, int]] = []
-        for u, o in col.base.pos[a:b]:
-            x = u.offset + o
-            if spans and spans[-1][2] == x:
-                spans[-1] = (u.source, spans[-1][1], x + 1)
-            else:
-                spans.append((u.source, x, x + 1))
-        return " ".join(ptr.span(w, x, y) for w, x, y in spans)
+        return " ".join(ptr.span(col.base.wit, x, y) for x, y in key_spans(col.base.pos[a:b]))
 
     # sections, paragraphs, clauses
     para_of: dict[str, Paragraph] = {}

@@ -55,6 +55,16 @@ PARA_MARK = "¶"
 NEAR = 12
 
 
+def char_end(u: SourceUnit, o: int) -> int:
+    """The file offset just past the key character at ``o`` of unit ``u``: past the whole
+    placeholder where a skip of several characters stands for one (``{曰鼎}``, ``&lt;赤巠&gt;``,
+    a □ run of the punctuated parser), else past the one character."""
+    for x, y, rep in u.meta.get("skips", ()):
+        if x == o and rep:
+            return u.offset + y
+    return u.offset + o + 1
+
+
 @dataclass
 class Place:
     """The evidence at one place of the base key (a clause would start at ``at``)."""
@@ -152,11 +162,14 @@ class ClauseDivider:
         base_starts = [a for a, _b, _u in base.clauses]
         for a in base_starts:
             place(a).marks[base.wit] = BASE_MARK
-        # the base runs through everywhere else (it punctuates everywhere: every clause ends in ．)
+        # the base runs through everywhere else where it punctuates (w001: every clause ends in
+        # ．); a base that does not (the 四库 經, whose units are the 經 between two 注) has no
+        # vote against a boundary: the other witnesses' marks divide its runs
         starts_set = set(base_starts)
-        for b in range(1, n):
-            if b not in starts_set:
-                place(b).through.append(base.wit)
+        if self._punctuates(base):
+            for b in range(1, n):
+                if b not in starts_set:
+                    place(b).through.append(base.wit)
         seen: set[str] = set()
         for al in sorted(alignments, key=lambda x: (x.stream.wit, x.stream.para)):
             first = al.stream.wit not in seen
@@ -193,6 +206,14 @@ class ClauseDivider:
         self.result = ClauseDivision(base.wit, clauses, list(base.clauses), changes, counts, places)
         return clauses
 
+    def _punctuates(self, base: Base) -> bool:
+        """Whether the base witness ends its clause units with a clause mark (most of them are
+        followed by ．or one of :data:`MARKS`), rather than by a 注 or a line end."""
+        text = self.parsed[base.wit].text
+        units = [u for _a, _b, u in base.clauses]
+        marked = sum(1 for u in units if text[u.end:u.end + 1] in (BASE_MARK + MARKS) and text[u.end:u.end + 1])
+        return bool(units) and marked * 2 >= len(units)
+
     def _zhu_after(self, wit: str) -> set[int]:
         """The ``id``s of the 经 units of ``wit`` that a 注 follows (its units in file order)."""
         if wit not in self._zhu:
@@ -208,11 +229,14 @@ class ClauseDivider:
         offs = [u.offset + o for u, o in st.pos]
         if not offs:
             return
+        # where each key character ends in the file: past the whole placeholder ({曰鼎}) that
+        # the key reads as one character, so that the mark after it is seen
+        ends = [char_end(u, o) for u, o in st.pos]
         zhu_after = self._zhu_after(st.wit)
         # the mark after each key character (before the next), and where the marks are
         marks: list[str] = []
         for j in range(1, len(offs) + 1):
-            a = offs[j - 1] + 1
+            a = ends[j - 1]
             e = offs[j] if j < len(offs) else _next_text(text, a)
             gap = text[a:e]
             k = next((i for i, c in enumerate(gap) if is_text_char(c) or c in "(（"), len(gap))

@@ -15,10 +15,11 @@ collation *site*. At each site each witness's reading is classified:
 The reading is chosen by these rules, in order (``docs/collation.md``):
 
 1. **majority** of the voting witnesses of the passage;
-2. on a tie, **attestation**: the reading whose words, with their neighbours in the text, occur
+2. on a tie between unrelated readings (a passage one witness lacks or has elsewhere), the rank;
+3. on a tie, **attestation**: the reading whose words, with their neighbours in the text, occur
    more often elsewhere in the corpus (commentary, notes, translation and the rest of the 经/记,
    the site itself left out) — first with two characters of context, then with one;
-3. on a tie still, the witness **rank** of the manifest (the printed 注疏 edition first).
+4. on a tie still, the witness **rank** of the manifest (the printed 注疏 edition first).
 
 Where no witness has the right reading, ``corpus/emendations.tsv`` gives it with its evidence;
 the original stays as ``sic``.
@@ -36,7 +37,39 @@ from pathlib import Path
 from ..errors import DataError
 from ..model import ParsedSource, Reading, Site, SourceUnit, is_text_char
 from ..tables import read_table
+from .clauses import char_end
 from .normalise import Normaliser, is_placeholder, t2s_char, without_layout
+
+
+def _line_col(u: SourceUnit, o: int) -> tuple[int, int]:
+    """(line, col) in the file of offset ``o`` of unit ``u``, which may run over several lines
+    (a 经 run of the 四库 layout)."""
+    nl = u.text.rfind("\n", 0, o)
+    if nl < 0:
+        return u.line, u.col + o
+    return u.line + u.text.count("\n", 0, o), o - nl - 1
+
+
+def key_char_text(u: SourceUnit, o: int) -> str:
+    """The text the key character at ``o`` of unit ``u`` stands for: one character, or the whole
+    placeholder (``{曰鼎}``) of a skip that the key reads as one."""
+    return u.text[o:char_end(u, o) - u.offset]
+
+
+def key_spans(pos: list[tuple[SourceUnit, int]], text: str | None = None) -> list[tuple[int, int]]:
+    """The file spans of the key characters ``pos`` (each ``(unit, offset in unit.text)``): one
+    span per run of characters with nothing between them in the file, a placeholder taking all the
+    characters it stands for. With ``text`` (the file), a run also goes on over marks (punctuation,
+    line ends) — never over a text character that is not in ``pos`` (a 注 between two 经 units)."""
+    out: list[tuple[int, int]] = []
+    for u, o in pos:
+        x = u.offset + o
+        if out and (out[-1][1] == x or (text is not None and out[-1][1] < x
+                                         and not any(is_text_char(c) for c in without_layout(text[out[-1][1]:x])))):
+            out[-1] = (out[-1][0], char_end(u, o))
+        else:
+            out.append((x, char_end(u, o)))
+    return out
 
 
 @dataclass
@@ -55,9 +88,9 @@ class Stream:
             return (0, 0)
         if j >= len(self.pos):
             u, o = self.pos[-1]
-            return (u.line, u.col + o + 1)
-        u, o = self.pos[j]
-        return (u.line, u.col + o)
+            line, col = _line_col(u, o)
+            return (line, col + 1)
+        return _line_col(*self.pos[j])
 
     def spans(self, j1: int, j2: int, text: str) -> list[tuple[int, int]]:
         """The file offsets of key chars ``j1`` to ``j2 - 1``: one span where nothing but marks
@@ -65,27 +98,7 @@ class Stream:
         between two 经 units is not part of a 经 reading)."""
         if j2 <= j1:
             return []
-        out: list[tuple[int, int]] = []
-        k = j1
-        while k < j2:
-            u, o = self.pos[k]
-            a = u.offset + o
-            m = k
-            while m + 1 < j2:
-                u2, o2 = self.pos[m + 1]
-                prev_u, prev_o = self.pos[m]
-                between = text[prev_u.offset + prev_o + 1:u2.offset + o2]
-                if any(is_text_char(c) for c in without_layout(between)):
-                    break
-                m += 1
-            u2, o2 = self.pos[m]
-            b = u2.offset + o2 + 1
-            for x, y, rep in u2.meta.get("skips", ()):
-                if x == o2 and rep:
-                    b = u2.offset + y
-            out.append((a, b))
-            k = m + 1
-        return out
+        return key_spans(self.pos[j1:j2], text)
 
     def diplomatic(self, j1: int, j2: int) -> str:
         """The source text from key char ``j1`` to key char ``j2 - 1``, punctuation inside kept."""
@@ -213,8 +226,27 @@ class Collation:
                 k += 1
                 continue
             u, o = self.base.pos[i]
-            yield i, u.text[o]
+            yield i, key_char_text(u, o)
             i += 1
+
+    def witness_alignments(self, wit: str) -> list[Alignment]:
+        """The alignments of ``wit``'s paragraphs to the base key; for the base witness itself
+        (a 注疏 base, whose 注 and 疏 are anchored by its own 經) one identity alignment per
+        paragraph (``meta["para"]``) of its units."""
+        if wit != self.base.wit:
+            return [al for al in self.alignments if al.stream.wit == wit]
+        out: list[Alignment] = []
+        pos = self.base.pos
+        a = 0
+        while a < len(pos):
+            para = pos[a][0].meta.get("para", 0)
+            b = a
+            while b < len(pos) and pos[b][0].meta.get("para", 0) == para:
+                b += 1
+            units = _distinct([u for u, _o in pos[a:b]])
+            out.append(Alignment(Stream(wit, int(para), self.base.key[a:b], pos[a:b], units), a, b, []))
+            a = b
+        return out
 
     def reading_key_map(self, wit: str | None = None) -> tuple[str, list[int]]:
         """The key of the reading text, and for each of its characters the base-key offset. With
@@ -235,6 +267,38 @@ class Collation:
         out.append(self.base.key[i:])
         where.extend(range(i, len(self.base.key)))
         return "".join(out), where
+
+
+def _distinct(units: list[SourceUnit]) -> list[SourceUnit]:
+    """``units`` without repeats (by identity), in order."""
+    seen: set[int] = set()
+    out = []
+    for u in units:
+        if id(u) not in seen:
+            seen.add(id(u))
+            out.append(u)
+    return out
+
+
+#: A tie between readings is one of unrelated passages when the longer has at least this many
+#: characters and the two share at most a third of them (:func:`_unrelated`).
+UNRELATED_MIN = 8
+
+
+def _unrelated(keys: list[str]) -> bool:
+    """Whether tied readings are not variants of one passage: the longest has
+    :data:`UNRELATED_MIN` characters or more and shares at most a third of them with each other
+    reading (an omission of a whole passage shares none)."""
+    longest = max(keys, key=len)
+    if len(longest) < UNRELATED_MIN:
+        return False
+    for k in keys:
+        if k is longest:
+            continue
+        same = sum(b.size for b in difflib.SequenceMatcher(None, longest, k, autojunk=False).get_matching_blocks())
+        if same * 3 > len(longest):
+            return False
+    return True
 
 
 def _unit_key(norm: Normaliser, u: SourceUnit) -> tuple[str, list[int]]:
@@ -552,8 +616,8 @@ class Collator:
         K = self.base.key
         covering = [al for al in alignments if al.bstart <= s and e <= al.bend]
         readings = [
-            Reading(self.base.wit, K[s:e], self._base_dip(s, e), base_u.line,
-                    base_u.col + self.base.pos[s][1], spans=self._base_spans(s, e))
+            Reading(self.base.wit, K[s:e], self._base_dip(s, e), *_line_col(*self.base.pos[s]),
+                    spans=self._base_spans(s, e))
         ]
         for al in covering:
             k, j1, j2 = _reading(al, s, e)
@@ -589,23 +653,12 @@ class Collator:
         """The file offsets of base key chars ``s`` to ``e - 1``: one span per run of adjacent
         characters (a site over a clause mark of the base that the clause division overruled
         quotes the characters either side)."""
-        out: list[tuple[int, int]] = []
-        for u, o in self.base.pos[s:e]:
-            x = u.offset + o
-            if out and out[-1][1] == x:
-                out[-1] = (out[-1][0], x + 1)
-            else:
-                out.append((x, x + 1))
-        return out
+        return key_spans(self.base.pos[s:e])
 
     def _base_dip(self, s: int, e: int) -> str:
-        if e <= s:
-            return ""
-        u1, o1 = self.base.pos[s]
-        u2, o2 = self.base.pos[e - 1]
-        if u1 is u2:
-            return u1.text[o1 : o2 + 1]
-        return "".join(u.text[o] for u, o in self.base.pos[s:e])
+        """The base witness's text of key chars ``s`` to ``e - 1``: what its spans quote."""
+        src = self.parsed[self.base.wit].text
+        return "".join(without_layout(src[a:b]) for a, b in self._base_spans(s, e))
 
     def _status(self, r: Reading, readings: list[Reading]) -> str:
         if any(is_placeholder(c) for c in r.key):
@@ -630,6 +683,14 @@ class Collator:
         tied = [k for k, v in ranked if len(v) == top]
         if len(tied) == 1:
             return tied[0], f"majority ({top} of {total} witnesses)"
+        if _unrelated(tied):
+            # not two readings of one passage: a passage one witness lacks (丧服's 传 in niutrans
+            # 11) or has elsewhere, which the alignment set against it; attestation would count
+            # words of another place, so the rank decides
+            best = min(tied, key=lambda k: min(self.rank.get(r.wit, 99) for r in groups[k]))
+            w = min(groups[best], key=lambda r: self.rank.get(r.wit, 99)).wit
+            return best, (f"tie {top}:{top} between unrelated readings (a passage one witness lacks or has "
+                          f"elsewhere); witness rank ({w} ranks highest)")
         scores = self.attestation(s, e, tied, covering)
         for tier, ctx in ((0, 2), (1, 1)):
             vals = [sc[tier] for sc in scores]

@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from ..model import ParsedSource, Section, Site, is_text_char
-from .collate import Alignment, Collation
+from .collate import Alignment, Collation, key_char_text
 from .normalise import Normaliser
 
 
@@ -48,6 +48,8 @@ class Traditional:
                        for i, x in col.walk(a, b))
 
     def _char(self, ch: str, pos: int, norm: Normaliser) -> str:
+        if len(ch) != 1:  # a placeholder of the base ({曰鼎}): the witness's own character there
+            return self.at.get(pos) or ch
         if not is_text_char(ch):
             return ch
         w = self.at.get(pos)
@@ -103,4 +105,4 @@ def _equal_chars(al: Alignment, at: dict[int, str]) -> None:
         if j2 - j1 != 1 or j1 >= len(al.stream.pos):
             continue
         u, o = al.stream.pos[j1]
-        at.setdefault(al.bstart + i, u.text[o])
+        at.setdefault(al.bstart + i, key_char_text(u, o))

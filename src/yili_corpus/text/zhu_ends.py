@@ -33,7 +33,7 @@ from difflib import SequenceMatcher
 
 from ..model import GETA, ParsedSource, SourceUnit, is_text_char
 from ..sources.siku import PB_RE
-from .normalise import Normaliser, without_layout
+from .normalise import Normaliser, is_placeholder, without_layout
 
 LEAD_RE = re.compile(r"(?:<pb:[^>]*>|[¶\n\s])+")
 TRAIL_RE = re.compile(r"(?:<pb:[^>]*>|[¶\n\s])+$")
@@ -75,7 +75,9 @@ class _Keyed:
 
 
 def _hamming(a: str, b: str) -> int:
-    return sum(1 for x, y in zip(a, b, strict=True) if x != y and GETA not in (x, y))
+    """Differing characters of two keys of one length; a placeholder (〓 of a character in parts,
+    a private-use code point, the base's ``{曰鼎}`` read as 〓) differs from nothing."""
+    return sum(1 for x, y in zip(a, b, strict=True) if x != y and not is_placeholder(x) and not is_placeholder(y))
 
 
 def _split_gap(gap: str, runs: list[str]) -> tuple[list[int], int] | None:
@@ -147,10 +149,12 @@ def _locate(base: str, key: str, p: int) -> tuple[int, int, int]:
     return min(ham, aligned, key=lambda x: x[2])
 
 
-def split_runs(parsed: ParsedSource, base_key: str, norm: Normaliser) -> tuple[ParsedSource, list[dict[str, object]]]:
+def split_runs(parsed: ParsedSource, base_key: str, norm: Normaliser,
+               against: str = "the base") -> tuple[ParsedSource, list[dict[str, object]]]:
     """The witness with every ``zhu_run`` divided into its 注 and the 经 that resumes (see the
     module docstring); returns the new parsed source and the problems found (runs that could not
-    be split, 经 runs found only approximately)."""
+    be split, 经 runs found only approximately). ``against`` names the witness whose key
+    ``base_key`` is, in the problems."""
     text = parsed.text
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
     pages = [(m.start(), m.group(1)) for m in PB_RE.finditer(text)]
@@ -194,7 +198,7 @@ def split_runs(parsed: ParsedSource, base_key: str, norm: Normaliser) -> tuple[P
         at, end, d = _locate(base_key, k, p)
         if d * 3 > len(k):
             problems.append({"source": u.source, "line": u.line,
-                             "reason": f"经 run {u.meta['text'][:12]}… found in the base with {d} differing character(s)"})
+                             "reason": f"经 run {u.meta['text'][:12]}… found in {against} with {d} differing character(s)"})
         where[id(u)] = (at, end)
         p = end
     # 2. split the 注 runs between two 经 runs
@@ -214,7 +218,7 @@ def split_runs(parsed: ParsedSource, base_key: str, norm: Normaliser) -> tuple[P
                 tails[id(u)] = 0
                 how[id(u)] = "unsplit"
             problems.append({"source": runs[0].source, "line": runs[0].line,
-                             "reason": f"注 run(s) not split: the base has {gap[:16]}{'…' if len(gap) > 16 else ''} "
+                             "reason": f"注 run(s) not split: {against} has {gap[:16]}{'…' if len(gap) > 16 else ''} "
                                        f"({len(gap)} characters) between the 经 runs around them"})
             return
         ns, diff = res
@@ -325,3 +329,33 @@ def end_counts(parsed: ParsedSource) -> dict[str, int]:
         if u.kind == "zhu" and "zhu_end" in u.meta:
             c[str(u.meta["zhu_end"]).split(":")[0]] += 1
     return dict(c)
+
+
+def split_witnesses(parsed: dict[str, ParsedSource], base_id: str,
+                    norm: Normaliser) -> tuple[dict[str, ParsedSource], str, list[dict[str, object]]]:
+    """Every witness with ``zhu_run`` units split (:func:`split_runs`), and the base key.
+
+    With a punctuated base (w001, w006) the base key is the base's own and every 注疏 witness is
+    split by it. With a 注疏 base (the 四库 經, ``base = "w005"``: the punctuated witness lacks
+    丧服's 传 or 士冠礼's 记) the base's own runs are first split by the longest witness that has
+    no runs of its own (its 經 is all ``text``), and the base key is then the split base's: the 經
+    that resumes after a 注 is in it. Returns the parsed sources, the base key and the problems.
+    """
+    from .collate import build_base
+
+    out = dict(parsed)
+    problems: list[dict[str, object]] = []
+    has_runs = {sid for sid, p in parsed.items() if any(u.kind == "zhu_run" for u in p.units)}
+    if base_id in has_runs:
+        refs = [sid for sid in parsed if sid not in has_runs]
+        if refs:
+            ref = max(refs, key=lambda sid: len(build_base(parsed[sid], norm).key))
+            out[base_id], found = split_runs(parsed[base_id], build_base(parsed[ref], norm).key, norm,
+                                             f"the 經 of {ref}")
+            problems.extend(found)
+        has_runs.discard(base_id)
+    base_key = build_base(out[base_id], norm).key
+    for sid in sorted(has_runs):
+        out[sid], found = split_runs(out[sid], base_key, norm)
+        problems.extend(found)
+    return out, base_key, problems
