@@ -49,12 +49,12 @@ from .sources.manifest import load_manifest, load_work, parse_all, sha256_file
 from .tei.assemble import to_document
 from .tei.write import to_bytes
 from .text.clauses import ClauseDivider, moved_ids
-from .text.collate import Collator, build_base, load_emendations
+from .text.collate import Collator, load_emendations
 from .text.normalise import Normaliser, VariantTable
 from .text.segment import Locator, find_sections, load_sections, reading_text, segment
 from .text.traditional import traditional_forms
 from .text.unencoded import load_pua_table, resolve_unencoded
-from .text.zhu_ends import split_runs
+from .text.zhu_ends import split_witnesses
 
 
 def run_build(corpus_dir: Path | str, use_overrides: bool = True, chapter: str | None = None) -> BuildResult:
@@ -70,11 +70,8 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True, chapter: str |
     # 2–3. normalise; divide full-size 注 runs from the 经 by the base's 经; collate
     norm = Normaliser(VariantTable.load(manifest.table("variants")))
     problems: list[dict[str, object]] = []
-    base_key = build_base(parsed[manifest.base], norm).key
-    for sid in list(parsed):
-        if any(u.kind == "zhu_run" for u in parsed[sid].units):
-            parsed[sid], found = split_runs(parsed[sid], base_key, norm)
-            problems.extend(found)
+    parsed, _base_key, found = split_witnesses(parsed, manifest.base, norm)
+    problems.extend(found)
     # 音义: parsed and attached to the 经 and 注 characters before each block (file order), then
     # out of the later steps (placed on the reading text once the 注 are anchored)
     yinyi = YinyiResult()
@@ -98,7 +95,7 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True, chapter: str |
     col = Collator(parsed, manifest.base, manifest.rank, norm, emend).run(divider.divide)
     problems.extend(col.unlocated)  # witness paragraphs the base lacks: reported, not a stop
     rows = load_sections(manifest.table("sections"))
-    rk, rm = col.reading_key_map()
+    rk, rm = col.reading_key_map(manifest.incipits or None)
     starts = find_sections(rows, rk, norm, str(manifest.table("sections")), rm)
     start_set = set(starts)
     section_clauses = {i for i, (a, _b, _u) in enumerate(col.base.clauses) if a in start_set}
@@ -121,9 +118,9 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True, chapter: str |
     # the ids the base witness's own clauses would have, to list those that moved
     base_col = replace(col, base=replace(col.base, clauses=division.base_clauses))
     base_sections = segment(base_col, rows, norm, manifest.chapter_id, str(manifest.table("sections")),
-                            breaks, fragmentary)
+                            breaks, fragmentary, manifest.incipits or None)
     sections = segment(col, rows, norm, manifest.chapter_id, str(manifest.table("sections")),
-                       breaks, fragmentary)
+                       breaks, fragmentary, manifest.incipits or None)
     moved = moved_ids(base_sections, sections)
     # 5. anchor 注, 疏 and notes on the reading text
     rkey, rmap = col.reading_key_map()

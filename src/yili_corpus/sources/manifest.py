@@ -73,6 +73,10 @@ class Manifest:
     #: The chapter's titles as a reference may write them (the title first, then its variants:
     #: traditional forms, short forms); ``[chapter] titles``, else the title alone.
     titles: list[str] = field(default_factory=list)
+    #: The witness whose text the section table's incipits quote (``[chapter] incipits``): a table
+    #: generated from the 疏's division quotes the punctuated 经 it was checked against, and is
+    #: found in that witness's reading of the collated text; empty: the reading text itself.
+    incipits: str = ""
     #: the chapter manifest's file, relative to the corpus folder (``chapters/xiangsheli.toml``;
     #: ``manifest.toml`` in a corpus of one chapter)
     path: str = "manifest.toml"
@@ -242,6 +246,7 @@ def _chapter_manifest(work: Work, cid: str) -> Manifest:
             base=ch["base"],
             tables={**work.tables, **dict(data.get("tables", {}))},  # type: ignore[arg-type]
             titles=list(ch.get("titles", [ch["title"]])),
+            incipits=str(ch.get("incipits", "")),
             path=rel,
         )
         for row in data["source"]:  # type: ignore[union-attr]
@@ -292,6 +297,8 @@ def _chapter_manifest(work: Work, cid: str) -> Manifest:
                             "《TITLE》JUAN《CHAPTER》 names all three)", str(path))
     if m.base not in {s.id for s in m.sources}:
         raise DataError(f"base witness {m.base!r} is not a source", str(path))
+    if m.incipits and m.incipits not in {s.id for s in m.sources}:
+        raise DataError(f"incipits = {m.incipits!r} names no source of the chapter", str(path))
     if m.chapter_title not in m.titles:
         m.titles.insert(0, m.chapter_title)
     if not all(m.titles):

@@ -107,15 +107,17 @@ def segment(
     table_path: str,
     extra_breaks: dict[int, list[str]] | None = None,
     fragmentary: frozenset[str] = frozenset(),
+    incipits: str | None = None,
 ) -> list[Section]:
     """Sections, paragraphs and clauses of the reading text.
 
     ``extra_breaks`` maps base-key offsets to the names of what gives a paragraph break there
     (e.g. the translation aligner). ``fragmentary`` names witnesses whose first paragraph is a page
-    start rather than a paragraph start.
+    start rather than a paragraph start. ``incipits`` names the witness whose reading the section
+    table's incipits quote (None: the reading text).
     """
     K = col.base.key
-    rkey, rmap = col.reading_key_map()
+    rkey, rmap = col.reading_key_map(incipits)
     starts = find_sections(rows, rkey, norm, table_path, rmap)
     bounds = starts + [len(K)]
     clause_starts = [a for a, _b, _u in col.base.clauses]
