@@ -2,8 +2,8 @@
 the whole span of the file they stand for, the clause division sees the mark after a placeholder,
 the variant table folds the 四库 經's forms, and a build with the 四库 經 as base divides clauses.
 
-These tests read the witness files of all 17 chapters from ``../shared/witnesses`` (fixture
-``witnesses``) until the corpus holds them (then they should read ``corpus/``).
+These tests read the witness files of all 17 chapters as the corpus holds them (``corpus/``:
+``KR1d0028_0NN.txt``, ``niutrans-yili-NN.txt``, copied verbatim).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from yili_corpus.text.normalise import Normaliser, VariantTable, without_layout
 from yili_corpus.text.zhu_ends import split_witnesses
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "witnesses"
+CORPUS = ROOT / "corpus"
 CHAPTERS = [f"{i:02d}" for i in range(1, 18)]
 #: what a reader drops from the punctuated text between key characters: the marks a unit may hold
 INNER = re.compile("[" + re.escape(punctuated.INNER) + r"\s]")
@@ -30,8 +30,8 @@ INNER = re.compile("[" + re.escape(punctuated.INNER) + r"\s]")
 
 @pytest.fixture(scope="module")
 def witnesses() -> Path:
-    assert (SHARED / "niutrans-yili" / "01.txt").is_file(), f"the witness files are not in {SHARED}"
-    return SHARED
+    assert (CORPUS / "niutrans-yili-01.txt").is_file(), f"the witness files are not in {CORPUS}"
+    return CORPUS
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +46,11 @@ def _parse(path: str, kind: str, wid: str) -> ParsedSource:
 
 
 def niutrans(w: Path, ch: str) -> ParsedSource:
-    return _parse(str(w / "niutrans-yili" / f"{ch}.txt"), "punctuated", "w006")
+    return _parse(str(w / f"niutrans-yili-{ch}.txt"), "punctuated", "w006")
 
 
 def siku_juan(w: Path, ch: str) -> ParsedSource:
-    return _parse(str(w / "KR1d0028" / f"KR1d0028_0{ch}.txt"), "siku", "w005")
+    return _parse(str(w / f"KR1d0028_0{ch}.txt"), "siku", "w005")
 
 
 @pytest.mark.parametrize("ch", CHAPTERS)

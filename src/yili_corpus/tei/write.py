@@ -73,8 +73,13 @@ def _app(parent: etree._Element, a: App) -> None:
     for r in a.rdgs:
         typ = r.status if r.status != "reading" else ("lem" if r.wit in a.lem_wits else "")
         rdg = _el(app, "rdg", {"wit": "#" + r.wit, "type": typ, "source": r.source})
-        if r.status == "lacuna" or (not r.content and r.status != "placeholder"):
-            _el(rdg, "gap", {"reason": "lost" if r.status == "lacuna" else "omitted"})
+        if r.status == "lacuna":
+            # what the witness has, then the gap where it lost the rest (its pointer quotes the
+            # characters it has: 地 where the 四库 reads 地武)
+            _inline(rdg, r.content)
+            _el(rdg, "gap", {"reason": "lost"})
+        elif not r.content and r.status != "placeholder":
+            _el(rdg, "gap", {"reason": "omitted"})
         else:
             _inline(rdg, r.content)
     _el(app, "note", {"type": "rule"}, a.rule)
