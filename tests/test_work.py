@@ -165,3 +165,24 @@ def test_a_section_range_is_the_default_chapters_numbering() -> None:
     res = as_json("search", "司射", "--section", "16")
     assert res["hits"] and {h["chapter"] for h in res["hits"]} == {"xiangsheli"}
     assert {h["section"] for h in res["hits"]} == {16}
+
+
+def test_an_import_into_one_chapter_leaves_the_other_chapters_indexes(tmp_path: Path) -> None:
+    """The digest an index is kept under takes the overlays of its own chapter only: after an
+    import into 乡射礼 a search of the work does not rebuild 大射's index (nor the fifteen others)."""
+    from yili_corpus.query.index import index_digest
+
+    tei = Path(__file__).resolve().parents[1] / "tei"
+    ov = tmp_path / "ov"
+    ov.mkdir()
+    (ov / "a.xml").write_text('<TEI><bibl type="chapter" n="xiangsheli"><title>乡射礼</title></bibl></TEI>',
+                              encoding="utf-8")
+    before = {c: index_digest(tei / f"yili-{c}.xml", ov) for c in ("xiangsheli", "dashe")}
+    (ov / "b.xml").write_text('<TEI><bibl type="chapter" n="xiangsheli"><title>乡射礼</title> 2</bibl></TEI>',
+                              encoding="utf-8")
+    after = {c: index_digest(tei / f"yili-{c}.xml", ov) for c in ("xiangsheli", "dashe")}
+    assert after["dashe"] == before["dashe"]
+    assert after["xiangsheli"] != before["xiangsheli"]
+    # an overlay that names no chapter (made before the work had several) is every chapter's
+    (ov / "c.xml").write_text("<TEI><title>old</title></TEI>", encoding="utf-8")
+    assert index_digest(tei / "yili-dashe.xml", ov) != after["dashe"]

@@ -263,9 +263,12 @@ class Corpus:
         from .query.parallels import find_parallels, passage_records
         from .query.xref import chapter_list, xref
 
+        from .query.show import resolve
+
         address = self.ref(ref)
-        others = self.other_chapters
         doc = self.document
+        resolve(doc, address)  # a paragraph or clause it lacks is an error before any other chapter is opened
+        others = self.other_chapters
         chapters = chapter_list(self.tei, doc.corpus, doc.number, ((cid, ix.meta) for cid, ix in others))
         found = find_parallels(passage_records(self.index, address.section, address.paragraph, address.clause),
                                others)

@@ -610,11 +610,28 @@ def _overlay_of(p: Path, root: etree._Element) -> Overlay:
     return ov
 
 
-def overlays_digest(folder: Path) -> str:
-    """A checksum of the overlay files (the index is rebuilt when they change)."""
+_CHAPTER_RE = re.compile(rb'<bibl type="chapter" n="([a-z]+)"')
+_OLD_CHAPTER_RE = re.compile(rb"\(yili\.([a-z]+)\)")
+
+
+def chapter_of_bytes(data: bytes) -> str:
+    """The chapter an overlay file was imported into, read from its bytes without parsing (the
+    ``<bibl type="chapter" n="ID">`` of its header, else the ``(yili.ID)`` of an older overlay's
+    title); "" if it says none."""
+    m = _CHAPTER_RE.search(data) or _OLD_CHAPTER_RE.search(data)
+    return m.group(1).decode("ascii") if m else ""
+
+
+def overlays_digest(folder: Path, chapter: str | None = None) -> str:
+    """A checksum of the overlay files (the index is rebuilt when they change). With ``chapter``,
+    of that chapter's overlays only (and those that name no chapter): an import into one chapter
+    leaves the other chapters' indexes as they are."""
     h = hashlib.sha256()
     if folder.is_dir():
         for p in sorted(folder.glob("*.xml")):
+            data = _overlay_bytes(p)
+            if chapter is not None and chapter_of_bytes(data) not in ("", chapter):
+                continue
             h.update(p.name.encode("utf-8", "surrogateescape"))
-            h.update(_overlay_bytes(p))
+            h.update(data)
     return h.hexdigest()

@@ -287,13 +287,21 @@ def has_overlays(folder: Path | None) -> bool:
     return folder is not None and folder.is_dir() and any(folder.glob("*.xml"))
 
 
+def tei_chapter(tei: Path) -> str | None:
+    """The chapter id a TEI's file name gives (``tei/yili-ID.xml``), or None for another name."""
+    m = re.fullmatch(r"yili-([a-z]+)\.xml", Path(tei).name)
+    return m.group(1) if m else None
+
+
 def index_digest(tei: Path, overlays: Path | None) -> str:
-    """The digest an index is kept under: the TEI's, combined with the overlays' if any."""
+    """The digest an index is kept under: the TEI's, combined with the overlays' if any (those of
+    the TEI's chapter, when its file name says which: an import into one chapter does not
+    rebuild the others' indexes)."""
     d = tei_digest(tei)
     if has_overlays(overlays):
         from ..overlay import overlays_digest
 
-        d = hashlib.sha256((d + overlays_digest(overlays)).encode()).hexdigest()
+        d = hashlib.sha256((d + overlays_digest(overlays, tei_chapter(tei))).encode()).hexdigest()
     return d
 
 
