@@ -261,9 +261,8 @@ class Corpus:
         cites linked to their ids, and its parallels in the other chapters' TEIs beside this one
         (:mod:`yili_corpus.query.parallels`)."""
         from .query.parallels import find_parallels, passage_records
-        from .query.xref import chapter_list, xref
-
         from .query.show import resolve
+        from .query.xref import chapter_list, xref
 
         address = self.ref(ref)
         doc = self.document
