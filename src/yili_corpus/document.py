@@ -132,7 +132,8 @@ def in_script(text: str, lang: str | None, script: str) -> str:
       text whose witness is simplified (the 疏 of w003) stays as its witness writes it — the caller
       says so (:func:`lacks_traditional`).
 
-    The 经/记 have their own traditional forms (``Clause.hant``), not converted."""
+    The 经/记 have their own traditional forms (``Clause.hant``), not converted; a clause whose
+    base witness writes traditional characters (``Clause.lang`` ``lzh-Hant``) reads folded like a 注."""
     if script == "hans":
         if lang == HANT:
             from .text.normalise import t2s_char
@@ -180,7 +181,13 @@ def page_span(pages: list[Page]) -> tuple[str, str] | None:
 @dataclass
 class Clause:
     """A clause of the 经/记 reading text. ``pages``: the pages of the cited printed edition on
-    which its text stands (in order; see :func:`page_span`)."""
+    which its text stands (in order; see :func:`page_span`).
+
+    ``content`` is the base witness's characters, as the TEI quotes them; ``lang`` their script
+    when the base witness writes traditional characters (``lzh-Hant``, the ``xml:lang`` of the
+    ``ab`` the clause stands in), else None. Every chapter reads the same: the reading text in
+    simplified characters (:attr:`text`, :meth:`reading`: a traditional base folded character by
+    character, so offsets hold) and its traditional forms in :attr:`hant`."""
 
     id: str
     n: int
@@ -189,10 +196,17 @@ class Clause:
     #: the clause in the characters of the traditional witness (None: the TEI has none)
     hant: str | None = None
     pages: list[Page] = field(default_factory=list)
+    #: the script of ``content`` when it is not the reading's simplified (``lzh-Hant``), else None
+    lang: str | None = None
 
     @property
     def text(self) -> str:
-        return plain(self.content)
+        """The reading text (glyphs as written), in simplified characters."""
+        return in_script(plain(self.content), self.lang, "hans")
+
+    def reading(self, chars: dict[str, CharDecl]) -> str:
+        """The reading text as a reader reads it (:func:`readable`), in simplified characters."""
+        return in_script(readable(self.content, chars), self.lang, "hans")
 
     @property
     def page(self) -> tuple[str, str] | None:

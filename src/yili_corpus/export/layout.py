@@ -268,7 +268,7 @@ def layout(doc: Document, sections: list[int], layers: list[str], script: str = 
             items = []
             for c in para.clauses:
                 app: list[dict[str, Any]] = []
-                pieces = _pieces(c.content, p, "", None, app)
+                pieces = _pieces(c.content, p, "", c.lang, app)
                 text = p.clause_text[c.id]
                 if "".join(x.text for x in pieces) != text:  # traditional forms: no inline markers
                     pieces = [Piece(text)] + ([Piece("", 0)] if app else [])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..document import Document, readable
+from ..document import Document
 
 
 class ClauseTable:
@@ -26,7 +26,7 @@ class ClauseTable:
             self.section_starts.add(len(self.ids))
             for p in s.paragraphs:
                 for c in p.clauses:
-                    t = readable(c.content, chars)
+                    t = c.reading(chars)
                     k, idx = self.norm.key_map(t)
                     self.owner.extend([len(self.ids)] * len(k))
                     self.chars.extend(t[i] for i in idx)

@@ -61,7 +61,8 @@ from ..paths import cache_dir, note_once, writable_cache_dir
 # 7: sealed with a checksum (SUM_FIELDS), built without a journal; 8: pages; 9: a traditional
 # witness's 注 indexed in simplified characters; 10: glyphs as read (no private-use code point);
 # 11: clauses apart by an ideographic space (CLAUSE_SEP); 12: witness readings of the 经/记 (readings)
-INDEX_VERSION = 13
+# 14: a 经/记 whose base writes traditional characters (lzh-Hant) indexed in simplified
+INDEX_VERSION = 14
 #: What separates the clauses of a 经/记 paragraph where they are shown as one line (show, search):
 #: an ideographic space, which no witness writes and no reader takes for punctuation (w001's ．
 #: was shown there before the clause division from evidence).
@@ -172,7 +173,7 @@ def section_records(s: Any, norm: Any, chars: dict[str, Any]) -> list[Record]:
             if parts:
                 pos += len(CLAUSE_SEP)
             offs.append((pos, c.id))
-            t = readable(c.content, chars)
+            t = c.reading(chars)  # in simplified characters, whatever the base writes
             parts.append(t)
             pos += len(t)
         text = CLAUSE_SEP.join(parts)
@@ -218,7 +219,7 @@ def reading_records(s: Any, norm: Any, chars: dict[str, Any], traditional: str |
     differ from the reading text (the entries of :func:`.apparatus.entry`: the same readings that
     ``show`` lists, private-use sequences read as their characters; a character a witness could
     not encode is not a reading of its own)."""
-    from ..document import App, readable
+    from ..document import App, in_script, readable
     from .apparatus import entry
 
     out: list[Reading] = []
@@ -245,7 +246,7 @@ def reading_records(s: Any, norm: Any, chars: dict[str, Any], traditional: str |
                         spans.append((len(text), len(text) + len(rdg), lem))
                         text += rdg
                     else:
-                        text += readable([x], chars)
+                        text += in_script(readable([x], chars), c.lang, "hans")
             key, km = norm.key_map(text)
             rec = Record(p.id, p.id, s.n, p.id, p.layer, text, key, km, offs, wit,
                          [list(c.page or ()) for c in p.clauses])

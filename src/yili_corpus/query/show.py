@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..document import (
+    HANT,
     LEAF,
     App,
     Clause,
@@ -144,10 +145,12 @@ class Passage:
     def _clause(self, c: Any) -> str:
         """A clause in the script asked for: traditional is the traditional witness's forms."""
         if self.script == "hant":
+            if c.lang == HANT:  # a traditional base: its own characters, glyphs as read
+                return str(readable(c.content, self.chars))
             if c.hant:
                 return str(c.hant)
             self._notice("经/记", self.doc.traditional or "")
-        return readable(c.content, self.chars)
+        return str(c.reading(self.chars))
 
     def _notice(self, name: str, wit: str) -> None:
         msg = (f"{name}: no traditional witness yet; shown as {wit or 'its witness'} writes it "

@@ -283,9 +283,11 @@ def to_document(r: BuildResult) -> Document:
         for p in s.paragraphs:
             clauses = []
             for c in p.clauses:
-                hant = r.traditional.clauses.get(c.id) if r.traditional else None
+                # the clause's script is its base witness's: a traditional base is marked (lzh-Hant),
+                # and is its own traditional view (no second copy beside it)
+                hant = r.traditional.clauses.get(c.id) if r.traditional and not script_lang[col.base.wit] else None
                 clauses.append(Clause(c.id, c.n, clause_content(c.start, c.end), clause_source(c.start, c.end),
-                                      hant=hant, pages=clause_pg[c.id]))
+                                      hant=hant, pages=clause_pg[c.id], lang=script_lang[col.base.wit]))
             dp = Paragraph(p.id, p.n, s.layer, clauses, [], list(p.breaks))
             paras.append(dp)
             para_of[p.id] = dp

@@ -17,6 +17,7 @@ from typing import Any
 from lxml import etree
 
 from ..document import (
+    HANT,
     App,
     CharDecl,
     Clause,
@@ -33,6 +34,7 @@ from ..document import (
     SentenceSeg,
     Unit,
     Witness,
+    plain,
 )
 from ..errors import DataError
 from ..layers import TEXT_KEYS
@@ -347,9 +349,15 @@ class _Reader:
             if ab is None or ab.get("type") not in TEXT_KEYS:
                 raise self.fail(pd, "a paragraph must open with its 经 or 记 (ab type=jing|ji)")
             clauses = [
-                Clause(self.req(s, XML_ID), self.num(s, "n"), self.inline(s), s.get("source", ""), pages=self.facs(s))
+                Clause(self.req(s, XML_ID), self.num(s, "n"), self.inline(s), s.get("source", ""), pages=self.facs(s),
+                       lang=s.get(XML_LANG) or ab.get(XML_LANG))
                 for s in ab.iterfind("t:seg", NS)
             ]
+            # a base written in traditional characters (lzh-Hant) is its own traditional view
+            for c in clauses:
+                if c.lang == HANT:
+                    c.hant = plain(c.content)
+                    traditional = traditional or c.source.split(" ", 1)[0].lstrip("#")
             # the clauses in the traditional witness's characters (ab subtype=hant)
             hants = [x for x in pd if _local(x) == "ab" and x.get("subtype") == "hant"]
             by_id = {c.id: c for c in clauses}

@@ -207,12 +207,14 @@ def _paragraph(parent: etree._Element, p: DocParagraph, index: dict[str, tuple[i
                overrides: str = "", traditional: str = "") -> None:
     div = _el(parent, "div", {"type": "paragraph", "n": str(p.n), XML_ID: p.id,
                               "source": " ".join(sorted({"#" + b.split(":")[0] for b in p.breaks}))})
-    ab = _el(div, "ab", {"type": p.layer, XML_ID: f"{p.id}.{p.layer}"})
+    # the clauses' script, when the base witness writes traditional characters (lzh-Hant)
+    lang = next((c.lang for c in p.clauses if c.lang), None)
+    ab = _el(div, "ab", {"type": p.layer, XML_ID: f"{p.id}.{p.layer}", XML_LANG: lang or ""})
     for c in p.clauses:
         seg = _el(ab, "seg", {"type": "clause", "n": str(c.n), XML_ID: c.id, "source": c.source,
                               "facs": _facs(c.pages)})
         _inline(seg, c.content)
-    if any(c.hant for c in p.clauses):
+    if any(c.hant and c.lang is None for c in p.clauses):
         # the clauses in the characters of the traditional witness (text/traditional.py), beside them
         hab = _el(div, "ab", {"type": p.layer, "subtype": "hant", XML_LANG: "lzh-Hant",
                               "corresp": f"#{p.id}.{p.layer}", "source": "#" + traditional})
