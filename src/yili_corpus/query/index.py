@@ -783,6 +783,8 @@ class Index:
         self._raw = con
         self._reopened = False
         self._folds: dict[str, str] | None = None
+        self._last_terms: tuple[str, dict[str, int]] | None = None  # see _terms
+        self.normaliser: Any = None  # the query normaliser, once made (query/search.make_normaliser)
         self.con = _Guarded(self)
         self._load_meta()
 
@@ -801,6 +803,7 @@ class Index:
         fresh = Index.open(self.tei, self.overlays)
         old, self._raw, self.path = self._raw, fresh._raw, fresh.path
         self.meta, self.sections = fresh.meta, fresh.sections
+        self._last_terms = None
         with contextlib.suppress(sqlite3.Error):
             old.close()
 
@@ -964,9 +967,13 @@ class Index:
             args.append(contains)
         where = ("WHERE " + " AND ".join(cond)) if cond else ""
         out = []
+        # a reading's paragraph is a unit of its section and layer: joined on the three, the join
+        # goes through units_layer (on the unit id alone SQLite made an automatic index of every
+        # unit at each call: 0.8 ms a chapter, the largest cost of a search of the whole work)
         for wit, sec, para, layer, text, key, km, cl, sp, pg in self.con.execute(
                 "SELECT r.witness, r.section, r.paragraph, r.layer, r.text, r.key, r.keymap, r.clauses, r.spans, "
-                f"u.pages FROM readings r JOIN units u ON u.unit = r.paragraph {where} ORDER BY r.id", args):
+                "u.pages FROM readings r JOIN units u ON u.layer = r.layer AND u.section = r.section "
+                f"AND u.unit = r.paragraph {where} ORDER BY r.id", args):
             keymap = array("I")
             keymap.frombytes(km)
             rec = Record(para, para, sec, para, layer, text, key, keymap,  # type: ignore[arg-type]
@@ -1037,15 +1044,29 @@ class Index:
                               json.loads(pg) if pg != "[]" else []))
         return out
 
+    def _terms(self, key: str) -> dict[str, int]:
+        """The terms of ``key`` (its character, or its character pairs) with the units holding
+        each (0: none), from one lookup in ``gramcount``; the last key's remembered."""
+        if self._last_terms is not None and self._last_terms[0] == key:
+            return self._last_terms[1]
+        terms = sorted({key} if len(key) == 1 else {key[i : i + 2] for i in range(len(key) - 1)})
+        got = dict(self.con.execute(f"SELECT gram, units FROM gramcount WHERE gram IN ({','.join('?' * len(terms))})",
+                                    terms))
+        out = {g: got.get(g, 0) for g in terms}
+        self._last_terms = (key, out)
+        return out
+
+    def may_hold(self, key: str) -> bool:
+        """Whether some unit may hold ``key``: every character pair of it (its character, for
+        one) is in some unit. False is sure (no unit holds the key); True is to be checked."""
+        return bool(key) and all(self._terms(key).values())
+
     def _rarest_term(self, key: str) -> str:
         """The character pair (or character, for one) of ``key`` that the fewest units hold."""
         if len(key) == 1:
             return key
-        pairs = {key[i : i + 2] for i in range(len(key) - 1)}
         best, best_n = key[:2], None
-        for g in sorted(pairs):
-            row = self.con.execute("SELECT units FROM gramcount WHERE gram = ?", (g,)).fetchone()
-            n = row[0] if row else 0
+        for g, n in self._terms(key).items():  # in sorted order: the first of the rarest
             if best_n is None or n < best_n:
                 best, best_n = g, n
         return best

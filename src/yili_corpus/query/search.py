@@ -180,19 +180,42 @@ class QueryNormaliser:
 
     def __init__(self, folds: dict[str, str]) -> None:
         self.folds = folds
+        self._keys: dict[str, str] = {}
 
     def char(self, c: str) -> str:
         return self.folds.get(c, c)
 
     def key(self, text: str) -> str:
-        from ..model import GETA, is_text_char
+        """The key of ``text`` (remembered: a search of the work folds its query once, not once
+        per chapter and layer)."""
+        got = self._keys.get(text)
+        if got is None:
+            from ..model import GETA, is_text_char
 
-        return "".join(self.folds.get(c, c) for c in text if c == GETA or is_text_char(c))
+            got = "".join(self.folds.get(c, c) for c in text if c == GETA or is_text_char(c))
+            if len(self._keys) >= 1024:
+                self._keys.clear()
+            self._keys[text] = got
+        return got
+
+
+#: The query normalisers by fold table (as stored in an index's meta): the chapters of the work
+#: share one table, so one normaliser, and a query is folded once for all of them.
+_NORMALISERS: dict[str, QueryNormaliser] = {}
 
 
 def make_normaliser(index: Index) -> QueryNormaliser:
-    """The query normaliser of the index's TEI."""
-    return QueryNormaliser(index.folds)
+    """The query normaliser of the index's TEI (the one of every index with the same fold table)."""
+    norm = index.normaliser
+    if norm is None:
+        table = index.meta.get("folds", "{}")
+        norm = _NORMALISERS.get(table)
+        if norm is None:
+            if len(_NORMALISERS) >= 32:
+                _NORMALISERS.clear()
+            norm = _NORMALISERS[table] = QueryNormaliser(index.folds)
+        index.normaliser = norm
+    return norm
 
 
 def citation(index: Index, rec: Record, ref: str) -> str:
@@ -338,6 +361,10 @@ def _search(index: Index, query: str, layers: list[str] | None, sections: list[i
         key = norm.key(query)
         if not key:
             raise UsageError(f"the query {shown(query)} has no Chinese characters to search for")
+        if not index.may_hold(key):
+            # a character or pair of the key is in no unit: no hits, whole counts of nothing (most
+            # chapters of the work, for most queries longer than a character)
+            return {"query": query, "total": 0, "counts": {}, "hits": []}
         if not word:
             # count everything without building hits; build hits only for the page wanted
             counts: dict[str, int] = {}
