@@ -81,7 +81,7 @@ def test_coverage_at_least_995_per_mille_and_noise_pinned(built: BuildResult) ->
     assert reasons == {"mandoku header line", "page break"}, reasons
     assert w005["noise"] == sum(z["chars"] for z in w005["noise_items"] if z["reason"] == "mandoku header line")
     assert w005["placed_share"] >= 0.998
-    assert {u.meta["role"] for u in built.headings} == {"edition", "juan", "byline", "chapter", "kaozheng"}
+    assert {u.meta["role"] for u in built.headings} == {"edition", "juan", "byline", "chapter", "kaozheng-title"}
     assert built.coverage["w006"]["noise_items"] == [] and built.coverage["w006"]["placed_share"] == 1.0
     damaged = next(z for z in built.coverage["w000"]["noise_items"] if z["line"] == 1)
     assert "damaged" in damaged["reason"]

@@ -47,7 +47,7 @@ def test_the_headings_of_juan_three_are_in_its_tei_and_quote_the_file(tmp_path: 
     assert [e.text for e in items] == ["欽定四庫全書", "儀禮注疏卷三", "漢鄭氏注　唐陸德明音義　賈公彦疏", "士相見禮第三"]
     back = root.findall("t:text/t:back/t:div[@type='edition-head']/t:ab[@type='heading']", NS)
     assert [(e.get("subtype"), e.text) for e in back] == [
-        ("juan", "儀禮注疏卷三"), ("kaozheng", "儀禮注疏卷三考證"), ("kaozheng", "儀禮注疏卷三考證")]
+        ("juan", "儀禮注疏卷三"), ("kaozheng-title", "儀禮注疏卷三考證"), ("kaozheng-title", "儀禮注疏卷三考證")]
     assert all(e.text == _quoted(e) for e in back)
     # coverage of the 卷 (it was 99.38% with the headings as noise)
     rep = (tmp_path / "build" / "shixiangjianli.report.json").read_text(encoding="utf-8")

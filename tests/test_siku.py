@@ -162,7 +162,7 @@ def test_pages_are_monotonic(parsed: ParsedSource) -> None:
     assert keys == sorted(keys)
     # the last unit is the 考證's closing title, on the last page (after <pb:…_005-98b>)
     assert keys[0] == (5, 1, "a") and keys[-1] == (5, 98, "b")
-    assert parsed.units[-1].kind == "heading" and parsed.units[-1].meta["role"] == "kaozheng"
+    assert parsed.units[-1].kind == "heading" and parsed.units[-1].meta["role"] == "kaozheng-title"
 
 
 # ------------------------------------------------------------------------------- malformed
@@ -210,7 +210,7 @@ def test_every_juan_parses_with_full_coverage(juan: str) -> None:
     # 巻, 卷十五 注䟽 at its end): the 卷 title at its head and end, the 考證 title at its head and end
     assert {z["reason"] for z in cov["noise_items"] if z["chars"]} == {"mandoku header line"}
     heads = [u for u in p.units if u.kind == "heading"]
-    assert Counter(u.meta["role"] for u in heads) == {"edition": 1, "juan": 2, "byline": 1, "chapter": 1, "kaozheng": 2}
+    assert Counter(u.meta["role"] for u in heads) == {"edition": 1, "juan": 2, "byline": 1, "chapter": 1, "kaozheng-title": 2}
     assert all(u.text == p.text[u.offset:u.end] and u.meta["page"].startswith(juan) for u in heads)
 
 

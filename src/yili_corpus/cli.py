@@ -580,7 +580,7 @@ def build(ctx: click.Context, corpus: str | None, tei_dir: str | None, report_di
     seconds = time.perf_counter() - t0
     failed = [o for o in outcomes if o.error]
     front = []
-    if not one:  # a work build or check: the front matter's TEI (tei/front.xml) too
+    if not chapters and not root and not one:  # the whole work built or checked: tei/front.xml too
         front = front_report(cdir, tdir, check=check, folder=cdir.name)
     if not one and not check:  # a work build: every chapter's figures (or error) and the front matter
         summary = {"chapters": [{k: v for k, v in vars(o).items() if k not in ("report", "report_json")}

@@ -143,7 +143,8 @@ WORK_MANIFEST = "manifest.toml"
 @dataclass
 class Front:
     """A file of the work that is no chapter (the front matter: 序, 提要, 目錄), as the work manifest
-    lists it (``[[front]]``): checked like every source, placed in no TEI, listed in the build's
+    lists it (``[[front]]``): checked like every source, placed in a TEI of its own
+    (``tei/front.xml``, :mod:`yili_corpus.tei.front`), listed in the build's
     work report."""
 
     file: str

@@ -49,7 +49,7 @@ INDENT = "　"
 #: 卷 title (儀禮注疏卷三, at the head of the 卷 and again at its end), the byline (漢鄭氏注 唐陸德明音義
 #: 賈公彦疏), the chapter title (士相見禮第三), the 考證 title (at its head and its end), any other
 #: indented line before the text.
-HEADING_ROLES = ("edition", "juan", "byline", "chapter", "kaozheng", "other")
+HEADING_ROLES = ("edition", "juan", "byline", "chapter", "kaozheng-title", "other")
 
 
 @dataclass
@@ -187,7 +187,7 @@ class _Parser:
         """A heading line: noise with its reason; ``True`` if it was one."""
         s = body.strip()
         if KAOZHENG_RE.match(s):
-            role = "kaozheng"
+            role = "kaozheng-title"
             self.close_entry()
             self.kaozheng = True
         elif self.kaozheng:

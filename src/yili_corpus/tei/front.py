@@ -19,13 +19,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
 from ..errors import DataError
 from ..model import is_text_char
-from ..sources.manifest import Front, Work
 from .core import TEI_NS, XML_ID, XML_LANG, T, indent
+
+if TYPE_CHECKING:  # types only: the tei package reads no manifest
+    from ..sources.manifest import Front, Work
 
 PB_RE = re.compile(r"<pb:(?:[^>_]*_)*([^>_]*)>")
 PART_RE = re.compile(r"^#\+PROPERTY:\s*JUAN\s+(.+?)\s*$")
