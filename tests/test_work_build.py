@@ -114,12 +114,25 @@ def test_the_whole_work_builds_and_lists_its_front_matter(tmp_path: Path) -> Non
     r = CliRunner().invoke(main, ["build", "--corpus", str(CORPUS), "--jobs", "2",
                                   "--tei-dir", str(tmp_path / "tei"), "--report-dir", str(tmp_path / "build")])
     assert r.exit_code == 0, r.output[-2000:]
-    assert sorted(p.name for p in (tmp_path / "tei").iterdir()) == sorted(f"yili-{c}.xml" for _n, _t, c in CHAPTERS)
+    assert sorted(p.name for p in (tmp_path / "tei").iterdir()) == sorted(
+        [f"yili-{c}.xml" for _n, _t, c in CHAPTERS] + ["front.xml"])
     assert len(re.findall(r"(?m)^\[\d+/17\] \w+: built in", r.stderr)) == 17
     assert re.search(r"(?m)^built 17 of 17 chapters: \d+ sections", r.stdout)
     work = json.loads((tmp_path / "build" / "work.report.json").read_text(encoding="utf-8"))
     front = work["front"][0]
     assert front["file"] == "KR1d0028_000.txt" and {"儀禮疏序", "提要"} <= set(front["parts"])
     assert "front matter KR1d0028_000.txt (儀禮疏序, 提要" in r.stdout
+    # every chapter's 四库 file is placed to ≥ 99.5% (its headings too: only the mandoku header is noise)
+    cov = {c["chapter"]: c["coverage"]["w005"] for c in work["chapters"]}
+    assert len(cov) == 17 and min(cov.values()) >= 0.995, cov
+    # the front matter is placed in tei/front.xml, which `build --check` checks and `validate` validates
+    assert front["placed"] == str(tmp_path / "tei" / "front.xml") and front["coverage"]["placed_share"] >= 0.995
+    c = CliRunner().invoke(main, ["build", "--check", "--corpus", str(CORPUS), "--tei-dir", str(tmp_path / "tei"),
+                                  "--report-dir", str(tmp_path / "build")])
+    assert c.exit_code == 0 and f"up to date: {tmp_path / 'tei' / 'front.xml'}" in c.output, c.output[-500:]
+    (tmp_path / "tei" / "front.xml").write_text("<TEI/>", encoding="utf-8")
+    c = CliRunner().invoke(main, ["build", "--check", "--corpus", str(CORPUS), "--tei-dir", str(tmp_path / "tei"),
+                                  "--report-dir", str(tmp_path / "build")])
+    assert c.exit_code != 0 and "front.xml" in c.output and "stale" in c.output, c.output[-500:]
     # 卷十七's 跋語 is held: counted in the report, not dropped
     assert [c["held"] for c in work["chapters"] if c["chapter"] == "yousiche"] == [{"w005": {"other": 1}}]

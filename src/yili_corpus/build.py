@@ -67,6 +67,12 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True, chapter: str |
     # 1. parse
     parsed = parse_all(manifest)
     coverage = {sid: coverage_of(p) for sid, p in parsed.items()}
+    # the edition's headings (卷 title, byline, chapter title …): placed in the TEI's front and back,
+    # out of every later step
+    headings = [u for p in parsed.values() for u in p.units if u.kind == "heading"]
+    if headings:
+        parsed = {sid: type(p)(p.id, p.path, p.text, [u for u in p.units if u.kind != "heading"], p.noise)
+                  for sid, p in parsed.items()}
     # 2–3. normalise; divide full-size 注 runs from the 经 by the base's 经; collate
     norm = Normaliser(VariantTable.load(manifest.table("variants")))
     problems: list[dict[str, object]] = []
@@ -192,6 +198,7 @@ def run_build(corpus_dir: Path | str, use_overrides: bool = True, chapter: str |
         trad.fill(col, sections, norm)
     result = BuildResult(manifest, parsed, norm, col, sections, translations, notes, coverage, unplaced,
                          zhu, shu, stale, trad, unencoded, division, moved, kaozheng, editions, yinyi)
+    result.headings = headings
     section_layers(result)
     return result
 
@@ -322,13 +329,18 @@ def build_work(corpus_dir: Path | str, chapters: list[str] | None, tei_dir: Path
     return [done[c] for c in ids]
 
 
-def front_report(corpus_dir: Path | str) -> list[dict[str, object]]:
+def front_report(corpus_dir: Path | str, tei_dir: Path | None = None, check: bool = False,
+                 folder: str = "corpus") -> list[dict[str, object]]:
     """The front matter the work manifest lists (``[[front]]``: 序, 提要 …), each file checked
     against its sha256 and described by what it holds: its parts (the ``#+PROPERTY: JUAN`` lines
-    of a mandoku file) and its pages. It is placed in no chapter's TEI; the work report lists it."""
+    of a mandoku file), its pages and its coverage. With ``tei_dir``, its TEI
+    (:mod:`yili_corpus.tei.front`, ``tei/front.xml``) is written there atomically, or with
+    ``check`` compared with the one there (``stale``)."""
+    from .tei.front import front_bytes, front_coverage, front_path
+
     work = load_work(corpus_dir)
     out: list[dict[str, object]] = []
-    for f in work.front:
+    for k, f in enumerate(work.front):
         p = work.corpus_dir / f.file
         if not p.exists():
             raise DataError("front matter file is missing", str(p))
@@ -338,8 +350,17 @@ def front_report(corpus_dir: Path | str) -> list[dict[str, object]]:
                             "intended, update sha256 of [[front]] in manifest.toml", str(p))
         text = p.read_text(encoding="utf-8")
         parts = [ln.split("JUAN", 1)[1].strip() for ln in text.splitlines() if ln.startswith("#+PROPERTY: JUAN")]
-        out.append({"file": f.file, "description": f.description, "sha256": f.sha256, "parts": parts,
-                    "pages": text.count("<pb:"), "placed": "not in a TEI (front matter of the book)"})
+        rec: dict[str, object] = {"file": f.file, "description": f.description, "sha256": f.sha256,
+                                  "parts": parts, "pages": text.count("<pb:"), "coverage": front_coverage(work, f)}
+        if tei_dir is not None:
+            dest = front_path(tei_dir) if k == 0 else tei_dir / f"front-{k + 1}.xml"
+            data = front_bytes(work, f, folder)
+            if check:
+                rec["stale"] = not dest.exists() or dest.read_bytes() != data
+            else:
+                write_all([(dest, data)], make_dirs=True)
+            rec["placed"] = str(dest)
+        out.append(rec)
     return out
 
 

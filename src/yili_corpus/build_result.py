@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # types only: the steps are loaded by the pipeline, not by th
     from .align.kaozheng import Edition, KaozhengAnchor
     from .align.notes import NoteAnchor
     from .align.yinyi import YinyiResult
-    from .model import ParsedSource, Section
+    from .model import ParsedSource, Section, SourceUnit
     from .sources.manifest import Manifest
     from .text.clauses import ClauseDivision
     from .text.collate import Collation
@@ -61,3 +61,6 @@ class BuildResult:
     kaozheng_editions: list[Edition] = field(default_factory=list)
     #: the 音义 entries, parsed, attached and placed (:mod:`yili_corpus.align.yinyi`)
     yinyi: YinyiResult = field(default_factory=lambda: _yinyi_result())
+    #: the edition's headings of each witness file (``heading`` units: 卷 title, byline, chapter title,
+    #: 考證 title), placed in the TEI's front and back
+    headings: list[SourceUnit] = field(default_factory=list)

@@ -580,8 +580,9 @@ def build(ctx: click.Context, corpus: str | None, tei_dir: str | None, report_di
     seconds = time.perf_counter() - t0
     failed = [o for o in outcomes if o.error]
     front = []
+    if not chapters and not root and not one:  # the whole work built or checked: tei/front.xml too
+        front = front_report(cdir, tdir, check=check, folder=cdir.name)
     if not one and not check:  # a work build: every chapter's figures (or error) and the front matter
-        front = front_report(cdir)
         summary = {"chapters": [{k: v for k, v in vars(o).items() if k not in ("report", "report_json")}
                                 for o in outcomes], "front": front, "seconds": round(seconds, 1)}
         write_atomic(rdir / "work.report.json", _dumps(summary))
@@ -596,6 +597,8 @@ def build(ctx: click.Context, corpus: str | None, tei_dir: str | None, report_di
     elif check:
         for o in ok:
             click.echo(f"{'stale' if o.stale else 'up to date'}: {o.paths[0]}")
+        for f in front:
+            click.echo(f"{'stale' if f['stale'] else 'up to date'}: {f['placed']}")
     elif one and ok:
         o = ok[0]
         if not quiet:
@@ -609,8 +612,9 @@ def build(ctx: click.Context, corpus: str | None, tei_dir: str | None, report_di
             click.echo(f"{o.chapter}: {o.sections} sections, {o.paragraphs} paragraphs, {o.clauses} clauses, "
                        f"{o.unplaced} reported; placed {cov} ({o.seconds:.1f} s) → {o.paths[0]}")
         for f in front:
-            click.echo(f"front matter {f['file']} ({', '.join(map(str, f['parts']))}; {f['pages']} pages): in no "
-                       f"TEI, listed in {rdir / 'work.report.json'}")
+            cov = f["coverage"]["placed_share"]  # type: ignore[index]
+            click.echo(f"front matter {f['file']} ({', '.join(map(str, f['parts']))}; {f['pages']} pages): "
+                       f"placed {100 * cov:.2f}% → {f['placed']}")
         click.echo(f"built {len(ok)} of {len(outcomes)} chapters: {sum(o.sections for o in ok)} sections, "
                    f"{sum(o.paragraphs for o in ok)} paragraphs, {sum(o.clauses for o in ok)} clauses in "
                    f"{seconds:.1f} s ({jobs} jobs)")
@@ -623,10 +627,14 @@ def build(ctx: click.Context, corpus: str | None, tei_dir: str | None, report_di
             err.exit_code = failed[0].exit_code
         raise err
     stale = [o for o in outcomes if o.stale]
+    stale_front = [str(f["placed"]) for f in front if f.get("stale")]
+    if stale_front and not stale:
+        raise YiliStale(f"{len(stale_front)} TEI file(s) stale: {', '.join(stale_front)} (run yili build)")
     if stale:
         if one:
             raise YiliStale(f"{stale[0].paths[0]} is stale: it differs from what corpus/ builds (run yili build)")
-        raise YiliStale(f"{len(stale)} TEI file(s) stale: {', '.join(o.paths[0] for o in stale)} (run yili build)")
+        names = [o.paths[0] for o in stale] + stale_front
+        raise YiliStale(f"{len(names)} TEI file(s) stale: {', '.join(names)} (run yili build)")
 
 
 @main.command()

@@ -413,6 +413,20 @@ class ClauseChange:
 
 
 @dataclass
+class Heading:
+    """A heading of the printed edition (a ``heading`` unit of the 四库 parser): its role
+    (``edition``, ``juan``, ``byline``, ``chapter``, ``kaozheng``, ``other``), its text as the file has
+    it, its source pointer, the page it stands on, and whether it opens the 卷 (``front``: its title
+    page) or stands after the text (the 卷's closing title, the 考證 headings)."""
+
+    role: str
+    text: str
+    source: str
+    pages: list[Page] = field(default_factory=list)
+    front: bool = True
+
+
+@dataclass
 class Document:
     """The chapter: header facts and sections."""
 
@@ -447,6 +461,8 @@ class Document:
     #: The editions the 四库 考證 names: (xml:id, name, what it is, where seen), and their table.
     cited_editions: list[tuple[str, str, str, str]] = field(default_factory=list)
     editions_table: str = ""
+    #: The edition's headings (title page and closing titles), in file order.
+    headings: list[Heading] = field(default_factory=list)
 
     @property
     def edition(self) -> Edition | None:

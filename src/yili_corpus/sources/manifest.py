@@ -143,7 +143,8 @@ WORK_MANIFEST = "manifest.toml"
 @dataclass
 class Front:
     """A file of the work that is no chapter (the front matter: 序, 提要, 目錄), as the work manifest
-    lists it (``[[front]]``): checked like every source, placed in no TEI, listed in the build's
+    lists it (``[[front]]``): checked like every source, placed in a TEI of its own
+    (``tei/front.xml``, :mod:`yili_corpus.tei.front`), listed in the build's
     work report."""
 
     file: str
@@ -338,6 +339,9 @@ def parse_all(manifest: Manifest) -> dict[str, ParsedSource]:
 #: Unit kinds that belong to a layer of another name: a 注 run (注 and the 经 that follows it,
 #: divided by the collation) is the 注's.
 UNIT_LAYER = {"zhu_run": "zhu"}
+#: Unit kinds that are no layer: the edition's headings (卷 title, byline …), placed by the TEI's
+#: front and back, not by the layers.
+NO_LAYER = frozenset({"heading"})
 
 
 def check_roles(manifest: Manifest, parsed: dict[str, ParsedSource]) -> None:
@@ -346,7 +350,7 @@ def check_roles(manifest: Manifest, parsed: dict[str, ParsedSource]) -> None:
     not list (注 in a witness listed as ``["jing"]``) is refused, so that nothing is left out
     silently. (A parser's ``text`` units are the 经 or 记: ``jing`` or ``ji``.)"""
     for s in manifest.sources:
-        kinds = {UNIT_LAYER.get(u.kind, u.kind) for u in parsed[s.id].units}
+        kinds = {UNIT_LAYER.get(u.kind, u.kind) for u in parsed[s.id].units if u.kind not in NO_LAYER}
         if "text" in kinds:
             kinds = (kinds - {"text"}) | ({"jing", "ji"} & set(s.layers) or {"jing"})
         extra = sorted(kinds - set(s.layers) - set(s.held))

@@ -4,7 +4,8 @@ The layout as found in ``KR1d0028_005.txt`` (see docs/sources.md, "The 四库 �
 
 * ``#`` lines are the mandoku header; ``<pb:KR1d0028_WYG_005-12b>`` is a page break (葉12b of
   卷五); every physical line ends with ``¶``;
-* lines indented with ``　`` (and ``欽定四庫全書``) are headings: edition, 卷, authors, chapter title;
+* lines indented with ``　`` (and ``欽定四庫全書``) are headings: edition, 卷, authors, chapter title
+  (``heading`` units, :data:`HEADING_ROLES`);
 * 经 and 记 run full size over the lines; ``注`` opens 郑注, also full size, which often runs straight
   on into the next 经 words with no mark — so a ``zhu_run`` is everything from ``注`` to the next mark
   (``注``, ``音義(``, ``疏(``, a heading), and where the 注 ends inside it is left to the collation;
@@ -44,6 +45,11 @@ EDITOR_RE = re.compile(r"\(臣([^()/]+)/?\)")
 #: The marks that open a small-print block: 音義, 疏 (also written 䟽, 卷十五 passim).
 MARKS = {"音義(": "yinyi", "疏(": "shu", "䟽(": "shu"}
 INDENT = "　"
+#: The headings of a 卷 (``heading`` units, ``meta["role"]``): the edition's name (欽定四庫全書), the
+#: 卷 title (儀禮注疏卷三, at the head of the 卷 and again at its end), the byline (漢鄭氏注 唐陸德明音義
+#: 賈公彦疏), the chapter title (士相見禮第三), the 考證 title (at its head and its end), any other
+#: indented line before the text.
+HEADING_ROLES = ("edition", "juan", "byline", "chapter", "kaozheng-title", "other")
 
 
 @dataclass
@@ -181,28 +187,31 @@ class _Parser:
         """A heading line: noise with its reason; ``True`` if it was one."""
         s = body.strip()
         if KAOZHENG_RE.match(s):
-            reason = "考證 heading"
+            role = "kaozheng-title"
             self.close_entry()
             self.kaozheng = True
         elif self.kaozheng:
             return False
         elif s == "欽定四庫全書":
-            reason = "edition heading (欽定四庫全書)"
+            role = "edition"
         elif not body.startswith(INDENT):  # headings are indented; the 经 never is
             return False
         elif JUAN_RE.match(s):
-            reason = "卷 heading"
+            role = "juan"
         elif TITLE_RE.search(s):
-            reason = "chapter title"
+            role = "chapter"
         else:
-            reason = "heading (authors of the 注, 音義 and 疏)" if "注" in s and "疏" in s else "indented heading line"
+            role = "byline" if "注" in s and "疏" in s else "other"
         if self.block is not None:
             if not self.block.pending:
                 raise self.lt.error("a heading inside an open 疏 or 音義 block", lineno)
             self.close_block()
         self.close_run()
-        a = len(body) - len(body.lstrip())
-        self.noise.append(self.lt.noise(lineno, a, len(body.rstrip()), reason))
+        a, b = len(body) - len(body.lstrip()), len(body.rstrip())
+        # the edition's own text: a ``heading`` unit (its role: HEADING_ROLES), placed in the TEI's
+        # <front> (the 卷's title page) or <back> (the 卷's closing title, the 考證 headings)
+        span = _Span("heading", lineno, a, self.page, end_line=lineno, end_col=b, meta={"role": role})
+        self.units.append(self._unit(span, "".join(ch for ch in body[a:b] if not ch.isspace())))
         return True
 
     def kaozheng_line(self, lineno: int, body: str) -> None:
@@ -345,5 +354,6 @@ def shu_parts(text: str) -> list[dict[str, Any]]:
 
 
 def parse(source_id: str, text: str, path: str, **options: object) -> ParsedSource:
-    """Parse a 四库 《儀禮注疏》 卷 into ``text``, ``zhu_run``, ``yinyi``, ``shu`` and ``kaozheng`` units."""
+    """Parse a 四库 《儀禮注疏》 卷 into ``text``, ``zhu_run``, ``yinyi``, ``shu``, ``kaozheng`` and
+    ``heading`` units."""
     return _Parser(source_id, text, path).parse()

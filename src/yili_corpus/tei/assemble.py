@@ -20,6 +20,7 @@ from ..document import (
     Document,
     Edition,
     Glyph,
+    Heading,
     Page,
     Paragraph,
     Quotation,
@@ -460,7 +461,22 @@ def to_document(r: BuildResult) -> Document:
                     segmentation=segmentation_account(m), clause_changes=clause_changes(r, loc),
                     cited_editions=[(e.id, e.name, e.description, f"{r.manifest.pointer(_wfile(r))} lines {_edition_lines(r, e)}")
                                     for e in r.kaozheng_editions if any(x is e for a in r.kaozheng for x, _ in a.editions)],
-                    editions_table=_table(m, "kaozheng_editions") if "kaozheng_editions" in m.tables else "")
+                    editions_table=_table(m, "kaozheng_editions") if "kaozheng_editions" in m.tables else "",
+                    headings=_headings(r, ptr, pages))
+
+
+def _headings(r: BuildResult, ptr: _Pointers, pages: _Pages) -> list[Heading]:
+    """The edition's headings: those before the first unit of their file's text open the 卷 (its
+    title page), the others close it (the 卷's closing title, the 考證's titles)."""
+    first: dict[str, int] = {}
+    for sid, p in r.parsed.items():
+        if p.units:
+            first[sid] = min(u.offset for u in p.units)
+    out = []
+    for u in sorted(r.headings, key=lambda u: (u.source, u.offset)):
+        out.append(Heading(str(u.meta.get("role", "other")), u.text, ptr.unit(u), pages.unit(u),
+                           front=u.offset < first.get(u.source, 0)))
+    return out
 
 
 def _edition_lines(r: BuildResult, e: Any) -> str:

@@ -25,6 +25,7 @@ from ..document import (
     Document,
     Edition,
     Glyph,
+    Heading,
     Page,
     Paragraph,
     Quotation,
@@ -461,7 +462,21 @@ class _Reader:
                         corpus=corpus, overrides_table=overrides, works_table=works_table,
                         traditional=traditional, pages=pages, segmentation=segmentation,
                         clause_changes=changes, cited_editions=cited_editions,
-                        editions_table=em.group(1) if em else "")
+                        editions_table=em.group(1) if em else "", headings=self.headings(root))
+
+    def headings(self, root: etree._Element) -> list[Heading]:
+        """The edition's headings: the 卷's title page (``text/front/titlePage``) and its closing
+        titles (``text/back/div type=edition-head``), in document order."""
+        out: list[Heading] = []
+        tp = root.find("t:text/t:front/t:titlePage", NS)
+        for e in tp.iter() if tp is not None else []:
+            if e.get("source"):
+                name = etree.QName(e).localname
+                role = {"docEdition": "edition", "byline": "byline"}.get(name, e.get("type", "other"))
+                out.append(Heading(role, e.text or "", e.get("source", ""), self.facs(e), front=True))
+        for e in root.iterfind("t:text/t:back/t:div[@type='edition-head']/t:ab[@type='heading']", NS):
+            out.append(Heading(e.get("subtype", "other"), e.text or "", e.get("source", ""), self.facs(e), front=False))
+        return out
 
     def chapter(self, root: etree._Element) -> tuple[str, str, int, list[str]]:
         """Work, chapter title, chapter number and the titles a reference may use, from the

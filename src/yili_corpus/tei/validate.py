@@ -364,7 +364,9 @@ def project_problems(tree: etree._ElementTree, path: str, corpus_root: Path | No
                     probs.append(Problem(path, e.sourceline, f"@{a} points to #{v[1:]}, which is not an xml:id here"))
     t = f"{{{TEI_NS}}}"
     sections = root.findall(f".//{t}body/{t}div[@type='section']")
-    if not sections:
+    # the front matter's TEI (tei/front.xml: its sourceDesc has bibl type=front) has parts, not sections
+    front = root.find(f"{t}teiHeader/{t}fileDesc/{t}sourceDesc/{t}bibl[@type='front']") is not None
+    if not sections and not front:
         probs.append(Problem(path, None, "no div type=section in the body"))
     try:
         index: dict[str, list[etree._Element]] | None = cite_index(root, path)
@@ -523,7 +525,7 @@ def _source_problems(root: etree._Element, path: str, corpus_dir: Path) -> list[
             got = "".join(s.text or "" for s in e.findall(f"{t}seg"))
             want = "".join(want.split())
             got = "".join(got.split())
-        elif name in ("note", "ab", "rdg", "quote"):
+        elif name in ("note", "ab", "rdg", "quote", "titlePart", "byline", "docEdition", "head", "fw", "trailer"):
             if name == "note" and (typ == "shu" or typ == KAOZHENG):
                 continue  # its parts carry their own pointers
             parent = e.getparent()

@@ -10,7 +10,7 @@ from typing import Any
 
 from lxml import etree
 
-from ..document import App, Document, Edition, Glyph, Page, Ref, Section, Unit
+from ..document import App, Document, Edition, Glyph, Heading, Page, Ref, Section, Unit
 from ..document import Paragraph as DocParagraph
 from ..layers import LAYERS
 from ..layers import name as layer_title
@@ -352,13 +352,42 @@ def build_tree(doc: Document) -> etree._Element:
     _el(lu, "language", {"ident": "zh-Hans"}, f"现代汉语，简体 ({', '.join(x.name for x in LAYERS if x.is_modern)})")
     _facsimile(root, doc.pages)
     text = _el(root, "text")
+    front = [h for h in doc.headings if h.front]
+    if front:
+        _title_page(_el(text, "front"), front)
     body = _el(text, "body")
     all_paras = [(p.id, p.layer) for s in doc.sections for p in s.paragraphs]
     index = {c.id: (i, j) for i, (s, p) in enumerate((s, p) for s in doc.sections for p in s.paragraphs)
              for j, c in enumerate(p.clauses)}
     for s in doc.sections:
         _section(body, s, index, all_paras, doc.overrides_table, doc.traditional)
+    back = [h for h in doc.headings if not h.front]
+    if back:
+        div = _el(_el(text, "back"), "div", {"type": "edition-head"})
+        for h in back:
+            _el(div, "ab", {"type": "heading", "subtype": h.role, "source": h.source, **_facs_attr(h.pages)}, h.text)
     return root
+
+
+def _facs_attr(pages: list[Page]) -> dict[str, str]:
+    return {"facs": _facs(pages)} if pages else {}
+
+
+#: The title page's element of each heading role (docs/encoding.md, "The edition's headings").
+TITLE_PAGE = {"edition": "docEdition", "byline": "byline"}
+
+
+def _title_page(front: etree._Element, headings: list[Heading]) -> None:
+    """The 卷's title page: 欽定四庫全書 (docEdition), the 卷 and chapter titles (docTitle/titlePart),
+    the byline of the 注, 音義 and 疏, each with its source pointer and page, in file order."""
+    tp = _el(front, "titlePage", {"type": "juan"})
+    for h in headings:
+        attrs = {"source": h.source, **_facs_attr(h.pages)}
+        tag = TITLE_PAGE.get(h.role)
+        if tag:
+            _el(tp, tag, attrs, h.text)
+        else:
+            _el(_el(tp, "docTitle"), "titlePart", {"type": h.role, **attrs}, h.text)
 
 
 def _section(body: etree._Element, s: Section, index: dict[str, tuple[int, int]], all_paras: list[Any],
