@@ -36,7 +36,7 @@ P = "yili_corpus."
 #: The build wing: what makes the TEI from the sources. The read wing must not load any of it.
 BUILD_WING = ("sources", "text.collate", "text.segment", "text.zhu_ends", "text.traditional", "text.pages", "text.division",
               "align",
-              "tei.assemble", "tei.write", "build", "build_result", "report")
+              "tei.assemble", "tei.write", "tei.front", "build", "build_result", "report")
 #: The import module (``yili import``): it writes overlays with the writer and aligns with the
 #: aligners. The read wing reads overlays through it, so it may name it in a function that runs only
 #: when an overlay exists; the subprocess tests check it is not loaded without one.
