@@ -193,3 +193,25 @@ def test_a_second_chapter_beside_is_compared_and_its_index_built_with_a_note(
     assert whole["differences"] == [] and whole["ref"] == whole["here"]["ref"] == "xiangsheli.16.1.1"
     again = CliRunner().invoke(main, ["--tei", str(tmp_path / "yili-xiangsheli.xml"), "xref", "16.1"])
     assert "building" not in again.stderr and "parallel in copy: xiangsheli.16.1.1" in again.stdout
+
+
+def test_xref_opens_the_other_chapters_indexes_that_search_opens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With overlays imported, a chapter's index is kept under its TEI and its own overlays; xref
+    opens the other chapters' indexes under that same digest (the ones search opens), rather than
+    building a second index of each without the overlay folder."""
+    from yili_corpus.query.index import index_digest, index_path
+
+    cache, ov = tmp_path / "cache", tmp_path / "ov"
+    monkeypatch.setenv("YILI_CACHE_DIR", str(cache))
+    here, copy = tmp_path / "yili-xiangsheli.xml", tmp_path / "yili-copy.xml"
+    shutil.copyfile(TEI, here)
+    copy.write_bytes(TEI.read_bytes() + b"<!-- a copy -->\n")
+    wit = tmp_path / "w.txt"
+    wit.write_text("\n".join((ROOT / "corpus" / "niutrans-yili-05.txt").read_text(encoding="utf-8").splitlines()[:3]),
+                   encoding="utf-8")
+    r = CliRunner().invoke(main, ["--tei", str(here), "--overlay", str(ov), "import", "witness", str(wit), "--name", "wt"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["--tei", str(here), "--overlay", str(ov), "xref", "16.1"])
+    assert r.exit_code == 0 and "parallel in copy" in r.stdout, r.output
+    assert index_path(index_digest(copy, ov)).is_file()
+    assert not index_path(index_digest(copy, None)).is_file()

@@ -275,10 +275,11 @@ class Corpus:
 
     @cached_property
     def other_chapters(self) -> list[tuple[str, Index]]:
-        """(id, index) of the other chapters' TEIs beside this one (tei/yili-*.xml), opened once."""
+        """(id, index) of the other chapters' TEIs beside this one (tei/yili-*.xml), opened once:
+        the indexes the work's search opens (with the overlay folder), not a second copy of each."""
         from .query.parallels import open_indexes, sibling_teis
 
-        return open_indexes(sibling_teis(self.tei))
+        return open_indexes(sibling_teis(self.tei), self.overlays)
 
     def stats(self) -> dict[str, Any]:
         """Per section and layer: units and characters."""

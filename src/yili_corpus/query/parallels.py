@@ -255,19 +255,21 @@ def sibling_teis(tei: Path) -> list[tuple[str, Path]]:
     return out
 
 
-def open_indexes(chapters: list[tuple[str, Path]]) -> list[tuple[str, Index]]:
+def open_indexes(chapters: list[tuple[str, Path]], overlays: Path | None = None) -> list[tuple[str, Index]]:
     """The search indexes of these chapters' TEIs, opened (built where missing: a line on stderr
-    first says how many, since that takes ~1 s a chapter)."""
+    first says how many, since that takes ~1 s a chapter). ``overlays``: the overlay folder the
+    work's search uses, so that the same index serves both (each chapter's index is kept under a
+    digest of its TEI and its own overlays, :func:`~yili_corpus.query.index.index_digest`)."""
     import sys
 
     from ..errors import UsageError
     from .index import index_digest, index_path
 
     try:
-        missing = sum(not index_path(index_digest(p, None)).is_file() for _c, p in chapters)
+        missing = sum(not index_path(index_digest(p, overlays)).is_file() for _c, p in chapters)
     except UsageError:  # no cache folder: the indexes are built in memory (Index.open says so)
         missing = len(chapters)
     if missing:
         print(f"yili: building the search index of {missing} other chapter(s) for their parallels …",
               file=sys.stderr, flush=True)
-    return [(cid, Index.open(p)) for cid, p in chapters]
+    return [(cid, Index.open(p, overlays)) for cid, p in chapters]
