@@ -130,6 +130,7 @@ def main(ctx: click.Context, tei: str | None, chapter: str | None, overlay: str 
     yili export --section 16-22 --format html -o handout.html
     yili stats                  the chapters, their sections and layers (--chapter X: X's grid)
     yili build / validate       build the TEI from corpus/, check it
+    yili serve                  the reading room and the DTS API at http://127.0.0.1:8000/
 
     Exit codes: 0 ok, 1 nothing found, 2 bad usage or input, 3 damaged data.
     """
@@ -698,6 +699,43 @@ def validate(files: tuple[str, ...], schema: str | None, no_schema: bool, corpus
         raise UsageError("the source check could not run; pass --corpus DIR, or --no-sources to skip it")
 
 
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, metavar="HOST",
+              help="The address to listen on (the default, loopback, lets only this machine in).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), metavar="PORT",
+              help="The port to listen on (0: any free one).")
+@CHAPTER_OPTION
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int) -> None:
+    """Serve the reading room and the DTS 1.0 API in the browser (read-only, offline).
+
+    \b
+    yili serve                      http://127.0.0.1:8000/ (Ctrl-C stops it)
+    yili serve --port 8080          another port
+    then open  http://127.0.0.1:8000/xiangsheli/16    a passage
+               http://127.0.0.1:8000/api/dts/         the DTS entry point (docs/serve.md)
+    """
+    import socket
+
+    from .serve.serve import run
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise UsageError(f"cannot listen on {host!r}: {exc}") from None
+    family, _, _, _, addr = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(addr)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+                         + (" (another server has the port; try --port)" if exc.errno == 98 else "")) from None
+    work = _work(ctx)
+    run(work, sock, say=lambda m: click.echo(m, err=True))
+
+
 @main.command("align-report")
 @click.option("--corpus", "corpus", metavar="DIR", help="The corpus folder (default: ./corpus).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -861,6 +899,7 @@ EXIT_CODES: dict[str, dict[int, str]] = {
     "import translation": {0: "imported", 2: "bad usage, or a file that is not a translation of the chapter"},
     "import witness": {0: "imported", 2: "bad usage, or a file that is not an edition of the chapter"},
     "overlays remove": {0: "removed", 2: "no overlay of that name"},
+    "serve": {0: "stopped (Ctrl-C)", 2: "bad usage, or the address or port cannot be listened on"},
 }
 _COMMON_CODES = {0: "ok", 2: "bad usage or bad input", 3: "damaged data (the message names the file)"}
 
