@@ -14,6 +14,7 @@ Every error is a status code with a one-line message: JSON under ``/api/``, a sm
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import html
 import json
@@ -65,6 +66,19 @@ class Reader:
     def close(self) -> None:
         """Stop the reader thread (the application's shutdown)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _warm(work: Any) -> None:
+    """Open the default chapter's index (the room's first page and most references need it)."""
+    try:
+        work.corpus().index  # noqa: B018 - opened for its side effect
+    except Exception:  # noqa: BLE001 - the request that needs it will say what is wrong
+        pass
+
+
+async def _warm_up(reader: Reader) -> None:
+    with contextlib.suppress(Exception):
+        await reader(_warm)
 
 
 def is_api(path: str) -> bool:
@@ -168,7 +182,11 @@ def create_app(work: Any | None = None, tei: str | Path | None = None,
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        # open the default chapter's index while the first reader finds the page: its first
+        # page then costs what every other one does (a failure here is the request's to report)
+        warm = asyncio.ensure_future(_warm_up(reader))
         yield
+        warm.cancel()
         reader.close()
 
     app = Starlette(
