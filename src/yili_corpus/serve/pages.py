@@ -107,7 +107,7 @@ def section(*, work: str, cid: str, chapter: str, n: int, title: str, toc: list[
              '<button type="button" data-style="chicago">Chicago</button>'
              '<button type="button" data-style="bibtex">BibTeX</button>'
              '<span class="done" hidden>已复制</span></div>'
-             '<textarea class="pbuf" readonly rows="3" aria-label="citation"></textarea>'
+             '<textarea class="pbuf" readonly rows="3" aria-label="citation" hidden></textarea>'
              '<a class="plink" href="">本句链接</a></aside>')
     main = (f'<div class="room">{toc_html}<article class="book{"" if side else " no-side"}">'
             f'<p class="work">《{_e(work)}·{_e(chapter)}》</p>{bar}<main>{body}</main>{pager}{src}</article>'
@@ -120,9 +120,13 @@ def section(*, work: str, cid: str, chapter: str, n: int, title: str, toc: list[
 
 
 def mark_target(page: str, target: str) -> str:
-    """``page`` with the element ``target`` (a clause, paragraph or unit id) marked ``target``."""
-    return re.sub(rf'class="([^"]*)" id="{re.escape(target)}"', rf'class="\1 target" id="{target}"', page, count=1) \
-        .replace('data-page="section"', f'data-page="section" data-target="{_e(target)}"', 1)
+    """``page`` with the element ``target`` (a clause, paragraph or unit id) marked ``target``
+    (highlighted, and scrolled to by room.js); a section's page stays as it is."""
+    marked, n = re.subn(rf'class="([^"]*)" id="{re.escape(target)}"',
+                        lambda m: f'class="{m.group(1)} target" id="{_e(target)}"', page, count=1)
+    if not n:
+        return page
+    return marked.replace('data-page="section"', f'data-page="section" data-target="{_e(target)}"', 1)
 
 
 def search(query: str | None, *, script: str, layer: str = "", chapter: str = "", total: int = 0,

@@ -168,14 +168,13 @@ class Room:
         res = work.search(q, chapter=cid or None, layers=layers, context=12, limit=MAX_HITS)
         by_layer = work.search(q, chapter=cid or None, limit=0)["counts"] if layer else res["counts"]
         by_chapter = work.search(q, layers=layers, limit=0)["chapters"] if cid else res["chapters"]
-        conv = script if script == "hant" else None
         hits = []
         titles = {c: i.title for c, i in work.catalog.infos.items()}
         for h in res["hits"]:
             hits.append({"href": hit_href(h), "chapter": titles.get(h["chapter"], h["chapter"]),
                          "section": h["section"], "layer": layer_name(h["layer"]), "label": h["citation"],
-                         "before": to_script(h["before"], conv), "match": to_script(h["match"], conv),
-                         "after": to_script(h["after"], conv), "witness": h.get("witness", "")})
+                         "before": h["before"], "match": h["match"], "after": h["after"],
+                         "witness": h.get("witness", "")})
         return pages.search(
             q, script=script, layer=layer, chapter=cid, total=res["total"], hits=hits,
             by_layer=[(k, layer_name(k), by_layer[k]) for k in ordered(set(by_layer))],

@@ -95,6 +95,7 @@
     apps.hidden = !apps.children.length;
     panel.querySelector('.done').hidden = true;
     panel.querySelector('.pbuf').value = '';
+    panel.querySelector('.pbuf').hidden = true;
     var parts = c.id.split('.');
     panel.querySelector('.plink').href = '/' + parts[0] + '/' + parts.slice(1).join('.') +
       (body.dataset.script === 'hant' ? '?script=hant' : '');
@@ -113,12 +114,15 @@
   function fallback(text) {
     var ta = panel.querySelector('.pbuf');
     ta.value = text;
+    ta.hidden = false;
     ta.focus();
     ta.select();
     try { if (document.execCommand('copy')) { copied(text); } } catch (e) { /* the text stays selected */ }
   }
   function copy(text) {
-    panel.querySelector('.pbuf').value = text;
+    var ta = panel.querySelector('.pbuf');
+    ta.value = text;
+    ta.hidden = false;
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(function () { copied(text); }, function () { fallback(text); });
     } else {
