@@ -177,7 +177,14 @@ def test_read_hide_switch_search_follow_cite(server: str, browser: Any) -> None:
     _shot(browser, "laptop-panel")
 
 
-def test_on_a_phone_one_column(server: str, browser: Any) -> None:
+def test_translation_beside_on_a_laptop_under_on_a_phone(server: str, browser: Any) -> None:
+    browser.set_window_size(LAPTOP, 900)
+    browser.get(server + "/xiangsheli/3?script=hans")
+    para = browser.find_element("css selector", ".para")
+    main, side = para.find_element("css selector", ".main"), para.find_element("css selector", ".side")
+    assert side.is_displayed() and side.rect["x"] > main.rect["x"] + main.rect["width"] - 1  # beside
+    assert side.rect["width"] >= 200
+    _shot(browser, "laptop-translation")
     browser.set_window_size(PHONE, 844)
     browser.get(server + "/xiangsheli/3?script=hans")
     assert browser.execute_script("return window.innerWidth") <= PHONE
