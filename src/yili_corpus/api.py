@@ -119,8 +119,10 @@ class Corpus:
                 "SELECT u.section, u.paragraph, u.layer FROM aliases a JOIN units u ON u.unit = a.unit "
                 "WHERE a.alias = ? LIMIT 1", (text,)).fetchone()
         if row is None:
-            raise UsageError(f"no unit {text} in the corpus (a unit's id names its witness and layer: "
-                             f"{chapter}.w005.zhu113)") if re.match(rf"{re.escape(chapter)}\.w\d+\.", text) else None
+            if re.match(rf"{re.escape(chapter)}\.w\d+\.", text):
+                raise UsageError(f"no unit {text} in the corpus (a unit's id names its witness and layer: "
+                                 f"{chapter}.w005.zhu113)")
+            return None
         sec, para, layer = row
         return Address(chapter, int(sec), int(para.rsplit(".", 1)[-1]), None, layer)
 
@@ -314,6 +316,10 @@ class Corpus:
             raise UsageError(f"unknown format {fmt!r}; formats are {', '.join(FORMATS)}")
         secs = self.sections(sections) or sorted(self.index.sections)
         return render(self._range_doc(secs), self.tei, fmt, secs, self.layers(layers), notices)
+
+    def range_document(self, numbers: list[int]) -> Document:
+        """A Document holding the sections ``numbers`` (as :meth:`export` reads them)."""
+        return self._range_doc(numbers)
 
     def _range_doc(self, numbers: list[int]) -> Document:
         """A Document holding the sections ``numbers``, from the index (the TEI is not parsed

@@ -12,6 +12,7 @@ and hide each layer; print CSS drops them. No external asset: no network is need
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 from typing import Any
 
 from ..document import Document, page_label
@@ -138,6 +139,8 @@ class _Page:
         self.doc = doc
         self.apps: list[tuple[str, str, dict[str, Any]]] = []  # (id, layer, entry)
         self.pid = ""
+        #: the sections that have a translation beside them (a column of their own)
+        self.with_side = {s.n for s in lay.sections if any(p.beside.get(k) for p in s.paragraphs for k in lay.side)}
 
     def pieces(self, pieces: list[Piece], apparatus: list[dict[str, Any]], layer: str) -> str:
         """The text with each lemma underlined (the entry as its tooltip) and, after the text,
@@ -226,14 +229,12 @@ class _Page:
         pid = f'<div class="pid">{_e(p.id)}</div>'
         return f'<div class="para" id="{_e(p.id)}"><div class="main">{pid}{"".join(body)}</div>{side}</div>'
 
-    def render(self) -> str:
+    def share(self) -> float:
+        """The translation column's share of the width: the side's share of the characters of
+        the sections that have one, bounded by :data:`MIN_SHARE` (0 without a side)."""
         lay = self.lay
-        secs = lay.sections
-        self.with_side = {s.n for s in secs if any(p.beside.get(k) for p in s.paragraphs for k in lay.side)}
-        rng = f"{secs[0].n}–{secs[-1].n}" if secs and secs[0].n != secs[-1].n else (str(secs[0].n) if secs else "")
-        title = f"《{lay.work}·{lay.chapter}》第{rng}节"
         main_chars = side_chars = 0
-        for s in secs:
+        for s in lay.sections:
             if s.n not in self.with_side:
                 continue
             for p in s.paragraphs:
@@ -241,8 +242,36 @@ class _Page:
                 main_chars += sum(len(b.text) for b in p.notes)
                 side_chars += sum(len(b.text) for bs in p.beside.values() for b in bs)
         share = side_chars / (main_chars + side_chars) if side_chars else 0.0
-        share = min(max(share, MIN_SHARE), 1 - MIN_SHARE)
-        grid = f":root{{--main:{1 - share:.3f}fr;--side:{share:.3f}fr}}"
+        return min(max(share, MIN_SHARE), 1 - MIN_SHARE)
+
+    def sections(self) -> list[str]:
+        """The html of each section (heading, summary, paragraphs), in order."""
+        lay = self.lay
+        parts = []
+        for s in lay.sections:
+            show_text = s.layer in lay.layers
+            cls = "" if s.n in self.with_side else ' class="solo"'
+            out = [f'<section id="{_e(s.id)}"{cls}><h2>第{s.n}节　{_e(s.title)}</h2>']
+            for b in s.summary:
+                out.append(f'<div class="summary l-{slug(b.layer)}" id="{_e(b.ref)}">'
+                           f'{self.pieces(b.pieces, b.apparatus, b.layer)}</div>')
+            for p in s.paragraphs:
+                out.append(self.paragraph(s, p, show_text))
+            out.append("</section>")
+            parts.append("\n".join(out))
+        return parts
+
+    def title(self) -> str:
+        """``《仪礼·乡射礼》第16节`` (``第16–18节`` for a range)."""
+        lay = self.lay
+        secs = lay.sections
+        rng = f"{secs[0].n}–{secs[-1].n}" if secs and secs[0].n != secs[-1].n else (str(secs[0].n) if secs else "")
+        return f"《{lay.work}·{lay.chapter}》第{rng}节"
+
+    def render(self) -> str:
+        lay = self.lay
+        title = self.title()
+        grid = f":root{{--main:{1 - self.share():.3f}fr;--side:{self.share():.3f}fr}}"
         hide = "".join(f".hide-{slug(k)} .l-{slug(k)}{{display:none}}" for k in lay.layers)
         toggles = "".join(
             f'<label><input type="checkbox" data-layer="{slug(k)}" checked> {_e(layer_name(k))}</label>'
@@ -257,19 +286,32 @@ class _Page:
             f"<h1>{_e(title)}</h1>", f'<p class="source">{_e(src)}</p>',
             f'<nav class="toggles">{toggles}</nav>', "<main>",
         ]
-        for s in secs:
-            show_text = s.layer in lay.layers
-            cls = "" if s.n in self.with_side else ' class="solo"'
-            parts.append(f'<section id="{_e(s.id)}"{cls}><h2>第{s.n}节　{_e(s.title)}</h2>')
-            for b in s.summary:
-                parts.append(f'<div class="summary l-{slug(b.layer)}" id="{_e(b.ref)}">'
-                             f'{self.pieces(b.pieces, b.apparatus, b.layer)}</div>')
-            for p in s.paragraphs:
-                parts.append(self.paragraph(s, p, show_text))
-            parts.append("</section>")
+        parts += self.sections()
         side = "[" + ",".join(f'"{slug(k)}"' for k in lay.side) + "]"
         parts += ["</main>", f"<script>{JS % side}</script>", "</body>", "</html>"]
         return "\n".join(parts) + "\n"
+
+
+@dataclass
+class Rendered:
+    """A range laid out as an 注疏 edition, for a page of its own (the reading room of ``yili
+    serve``): the html of each section, the layers with text (a toggle each), the layers set
+    beside the text, the translation column's share of the width, the title."""
+
+    sections: list[str]
+    layers: list[str]
+    side: list[str]
+    share: float
+    title: str
+    with_side: bool
+
+
+def render_sections(doc: Document, sections: list[int], layers: list[str], script: str = "hans") -> Rendered:
+    """The sections' html as the export lays them out (the same renderer), without the page
+    around them (no inline style or script: the caller's page brings its own)."""
+    page = _Page(layout(doc, sections, layers, script), doc)
+    return Rendered(page.sections(), list(page.lay.layers), list(page.lay.side),
+                    page.share() if page.with_side else 0.0, page.title(), bool(page.with_side))
 
 
 def to_html(doc: Document, sections: list[int], layers: list[str], script: str = "hans") -> str:

@@ -280,3 +280,45 @@ def format_citation(index: Index, f: Found, style: str = "zh", script: str | Non
             item = {k: v for k, v in item.items() if v}
         return json.dumps([item], ensure_ascii=False)
     raise UsageError(f"unknown citation style {style!r}; styles are {', '.join(STYLES)}")
+
+
+def found_at(index: Index, ref: str) -> Found | None:
+    """The :class:`Found` of a place named by its id, with no quotation search: a clause
+    (``xiangsheli.16.1.3``: its words), a paragraph (``xiangsheli.16.1``: its 经/记), a section
+    (``xiangsheli.16``: its 经/记 from the first paragraph to the last) or a unit of a commentary,
+    note or translation (``xiangsheli.w005.shu86``). None if the index has no such place."""
+    parts = ref.split(".")
+    if len(parts) < 2:
+        return None
+    if parts[1].isdigit():
+        section = int(parts[1])
+        recs = [r for r in index.rows(sections=[section]) if is_text(r.layer)]
+        if len(parts) == 2:
+            if not recs:
+                return None
+            first, last = recs[0], recs[-1]
+            a = first.page_of(0, 1) if first.text else None
+            b = last.page_of(len(last.text) - 1, len(last.text)) if last.text else None
+            page = (a[0], b[1]) if a and b else None
+            return Found(ref, section, first.layer, 1.0, first.text, first.unit, citation(index, first, ref), page)
+        para = ".".join(parts[:3])
+        rec = next((r for r in recs if r.ref == para), None)
+        if rec is None:
+            return None
+        if len(parts) == 3:
+            return Found(ref, section, rec.layer, 1.0, rec.text, rec.unit, citation(index, rec, ref),
+                         rec.page_of(0, max(len(rec.text), 1)))
+        offs = [off for off, _c in rec.clauses] + [len(rec.text)]
+        at = next((i for i, (_o, c) in enumerate(rec.clauses) if c == ref), None)
+        if at is None:
+            return None
+        start, end = offs[at], offs[at + 1]
+        return Found(ref, section, rec.layer, 1.0, rec.text[start:end].strip("\u3000 "), rec.unit, citation(index, rec, ref),
+                     rec.page_of(start, max(end, start + 1)))
+    row = index.con.execute("SELECT section FROM units WHERE unit = ? LIMIT 1", (ref,)).fetchone()
+    if row is None:
+        return None
+    for r in index.rows(sections=[row[0]]):
+        if r.unit == ref and not is_text(r.layer):
+            return Found(r.ref, r.section, r.layer, 1.0, r.text, r.unit, citation(index, r, r.ref), r.page_of(0, 1))
+    return None
