@@ -14,7 +14,18 @@ from ..document import App, Document, Edition, Glyph, Heading, Page, Ref, Sectio
 from ..document import Paragraph as DocParagraph
 from ..layers import LAYERS
 from ..layers import name as layer_title
-from .core import CLAUSE_MATCH, FORMS, KAOZHENG, KZ_CERT, SERIES, TEI_NS, XML_ID, XML_LANG, T, indent
+from .core import (
+    CLAUSE_MATCH,
+    FORMS,
+    KAOZHENG,
+    KZ_CERT,
+    SERIES,
+    TEI_NS,
+    XML_ID,
+    XML_LANG,
+    T,
+    indent,
+)
 
 
 def _el(parent: etree._Element, tag: str, attrs: dict[str, str] | None = None, text: str | None = None) -> etree._Element:
