@@ -17,17 +17,19 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from .app import Reader
 from .catalog import HeaderInfo, citation_trees, dublin_core, header_info
 from .fragments import fragment, whole_units
 from .navigation import Tree, Trees, Unit, members
+
+if TYPE_CHECKING:  # app imports this module (its routes): no import back at run time
+    from .app import Reader
 
 CONTEXT = "https://dtsapi.org/context/v1.0.json"
 VERSION = "1.0"
