@@ -25,7 +25,9 @@ from .conftest import ROOT
 TEI = ROOT / "tei" / "yili-xiangsheli.xml"
 TEXT = TEI.read_text(encoding="utf-8")
 CITE = """<citeStructure unit="section" match="//body/div[@type='section']" use="@n">
-          <citeStructure unit="paragraph" match="div[@type='paragraph']" use="@n" delim="."/>
+          <citeStructure unit="paragraph" match="div[@type='paragraph']" use="@n" delim=".">
+            <citeStructure unit="clause" match="ab[@type='jing' or @type='ji'][not(@subtype='hant')]/seg[@type='clause']" use="@n" delim="."/>
+          </citeStructure>
         </citeStructure>"""
 FIRST_CLAUSE = 'source="#w001 corpus/001_2a8121061e9dfe52.txt#char=4,8"'
 WITNESS_REF = '<ref target="corpus/001_2a8121061e9dfe52.txt">'

@@ -39,6 +39,10 @@ MIXED = frozenset({
 #: ab holding 经/记 clauses or translation sentences is element-only; other ab (the parts of a 疏
 #: block) hold text.
 ELEMENT_ONLY_AB = frozenset(x.key for x in LAYERS if x.tei in ("clauses", "sentences"))
+#: The citeStructure ``@match`` of a clause within its paragraph: the clause segs of the base
+#: text's ab (经 or 记, the layers whose TEI is clauses), not of its traditional copy (hant).
+CLAUSE_MATCH = ("ab[" + " or ".join(f"@type='{x.key}'" for x in LAYERS if x.tei == "clauses")
+                + "][not(@subtype='hant')]/seg[@type='clause']")
 
 
 def is_mixed(e: etree._Element) -> bool:

@@ -14,7 +14,18 @@ from ..document import App, Document, Edition, Glyph, Heading, Page, Ref, Sectio
 from ..document import Paragraph as DocParagraph
 from ..layers import LAYERS
 from ..layers import name as layer_title
-from .core import FORMS, KAOZHENG, KZ_CERT, SERIES, TEI_NS, XML_ID, XML_LANG, T, indent
+from .core import (
+    CLAUSE_MATCH,
+    FORMS,
+    KAOZHENG,
+    KZ_CERT,
+    SERIES,
+    TEI_NS,
+    XML_ID,
+    XML_LANG,
+    T,
+    indent,
+)
 
 
 def _el(parent: etree._Element, tag: str, attrs: dict[str, str] | None = None, text: str | None = None) -> etree._Element:
@@ -346,7 +357,9 @@ def build_tree(doc: Document) -> etree._Element:
                 _el(cl, "item", {"n": ch.kind, "corresp": " ".join("#" + c for c in ch.clauses)}, ch.text)
     rd = _el(ed, "refsDecl")
     cs = _el(rd, "citeStructure", {"unit": "section", "match": "//body/div[@type='section']", "use": "@n"})
-    _el(cs, "citeStructure", {"unit": "paragraph", "match": "div[@type='paragraph']", "use": "@n", "delim": "."})
+    ps = _el(cs, "citeStructure", {"unit": "paragraph", "match": "div[@type='paragraph']", "use": "@n", "delim": "."})
+    # the clauses of the base text (经 or 记); the traditional copies (subtype="hant") repeat them
+    _el(ps, "citeStructure", {"unit": "clause", "match": CLAUSE_MATCH, "use": "@n", "delim": "."})
     if doc.chars:
         cd = _el(ed, "charDecl")
         for c in doc.chars:
