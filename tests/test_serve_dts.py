@@ -82,9 +82,11 @@ def test_entry(client: TestClient) -> None:
     j = ld(client, "/api/dts/")
     assert j["@type"] == "EntryPoint" and j["dtsVersion"] == "1.0"
     assert j["@context"] == "https://dtsapi.org/context/v1.0.json"
-    assert j["collection"] == "/api/dts/collection/{?id,page,nav}"
-    assert j["navigation"] == "/api/dts/navigation/{?resource,ref,start,end,down,tree,page}"
-    assert j["document"] == "/api/dts/document/{?resource,ref,start,end,tree,mediaType}"
+    # absolute, so that a client follows them as they stand
+    assert j["@id"] == "http://testserver/api/dts/"
+    assert j["collection"] == "http://testserver/api/dts/collection/{?id,page,nav}"
+    assert j["navigation"] == "http://testserver/api/dts/navigation/{?resource,ref,start,end,down,tree,page}"
+    assert j["document"] == "http://testserver/api/dts/document/{?resource,ref,start,end,tree,mediaType}"
 
 
 # -- Collection ----------------------------------------------------------------------------------
@@ -95,16 +97,23 @@ def test_root_collection_is_the_work_with_its_chapters_in_order(client: TestClie
             ("yili", "Collection", "仪礼", 0, 17)
         assert j["dtsVersion"] == "1.0" and "view" not in j
     ids = [m["@id"] for m in j["member"]]
-    assert ids == load_work().ids and ids[0] == "shiguanli" and ids[4] == "xiangsheli" and ids[-1] == "yousiche"
-    x = j["member"][4]
+    assert ids == ["yili/" + c for c in load_work().ids]
+    assert ids[0] == "yili/shiguanli" and ids[4] == "yili/xiangsheli" and ids[-1] == "yili/yousiche"
+    c = j["member"][4]
+    assert (c["@type"], c["title"], c["totalParents"], c["totalChildren"]) == ("Collection", "乡射礼", 1, 1)
+    assert c["collection"] == "http://testserver/api/dts/collection/?id=yili/xiangsheli{&page,nav}"
+    # the chapter's collection: its edition (the Resource), and the overlays imported into it
+    j = ld(client, "/api/dts/collection/?id=yili/xiangsheli")
+    assert [m["@id"] for m in j["member"]] == ["xiangsheli"]
+    x = j["member"][0]
     assert x["@type"] == "Resource" and x["title"] == "乡射礼" and x["totalParents"] == 1
     assert {"lang": "zh-Hant", "value": "鄉射禮"} in x["dublinCore"]["title"]
     assert {"lang": "zh-Hans", "value": "乡射礼"} in x["dublinCore"]["title"]
     assert "lzh" in x["dublinCore"]["language"]
     assert {"lang": "zh-Hans", "value": "郑玄"} in x["dublinCore"]["contributor"]
-    assert x["download"] == "/api/dts/document/?resource=xiangsheli"
-    assert x["document"] == "/api/dts/document/?resource=xiangsheli{&ref,start,end,tree,mediaType}"
-    assert x["navigation"] == "/api/dts/navigation/?resource=xiangsheli{&ref,down,start,end,tree,page}"
+    assert x["download"] == "http://testserver/api/dts/document/?resource=xiangsheli"
+    assert x["document"] == "http://testserver/api/dts/document/?resource=xiangsheli{&ref,start,end,tree,mediaType}"
+    assert x["navigation"] == "http://testserver/api/dts/navigation/?resource=xiangsheli{&ref,down,start,end,tree,page}"
     assert x["mediaTypes"] == ["application/tei+xml"]
     tree = x["citationTrees"]
     assert len(tree) == 1 and "identifier" not in tree[0] and tree[0]["@type"] == "CitationTree"
@@ -118,8 +127,13 @@ def test_a_chapter_and_its_parents(client: TestClient) -> None:
     j = ld(client, "/api/dts/collection/?id=dashe")
     assert j["@type"] == "Resource" and j["title"] == "大射" and "member" not in j
     p = ld(client, "/api/dts/collection/?id=dashe&nav=parents")
+    assert [m["@id"] for m in p["member"]] == ["yili/dashe"] and p["member"][0]["totalChildren"] == 1
+    p = ld(client, "/api/dts/collection/?id=yili/dashe&nav=parents")
     assert [m["@id"] for m in p["member"]] == ["yili"] and p["member"][0]["totalChildren"] == 17
     assert ld(client, "/api/dts/collection/?id=yili&nav=parents")["member"] == []
+    # a chapter's collection is not a resource: navigating it says which resource is meant
+    msg = ld(client, "/api/dts/navigation/?resource=yili/dashe&down=1", 404)["message"]
+    assert "its edition is the resource dashe" in msg
     # an unknown parameter is ignored
     assert ld(client, "/api/dts/collection/?id=dashe&colour=red")["@id"] == "dashe"
 
@@ -139,7 +153,7 @@ def test_collection_pagination(client: TestClient, monkeypatch: pytest.MonkeyPat
     assert v["@type"] == "Pagination" and len(j["member"]) == 5
     assert v["@id"].endswith("id=yili&page=1") and v["last"].endswith("page=4") and v["previous"] is None
     ids = [m["@id"] for m in all_members(client, "/api/dts/collection/?id=yili")]
-    assert ids == load_work().ids
+    assert ids == ["yili/" + c for c in load_work().ids]
     last = ld(client, "/api/dts/collection/?id=yili&page=4")
     assert len(last["member"]) == 2 and last["view"]["next"] is None and last["view"]["previous"].endswith("page=3")
 
@@ -230,14 +244,14 @@ def test_document_whole_is_the_committed_file(client: TestClient) -> None:
     r = client.get(DOC)
     assert r.status_code == 200 and r.headers["content-type"] == "application/tei+xml"
     assert r.content == TEI.read_bytes()
-    assert r.headers["link"] == '</api/dts/collection/?id=xiangsheli>; rel="collection"'
+    assert r.headers["link"] == '<http://testserver/api/dts/collection/?id=xiangsheli>; rel="collection"'
     r = client.get(DOC + "&mediaType=application/tei%2Bxml")
     assert r.status_code == 200 and r.content == TEI.read_bytes()
 
 
 def wrapper(r: Any) -> etree._Element:
     assert r.status_code == 200 and r.headers["content-type"] == "application/tei+xml"
-    assert r.headers["link"] == '</api/dts/collection/?id=xiangsheli>; rel="collection"'
+    assert r.headers["link"] == '<http://testserver/api/dts/collection/?id=xiangsheli>; rel="collection"'
     root = etree.fromstring(r.content)
     assert root.tag == "{http://www.tei-c.org/ns/1.0}TEI"
     assert root.find("t:teiHeader/t:fileDesc/t:sourceDesc/t:bibl[@type='chapter']", NS).get("n") == "xiangsheli"
@@ -294,15 +308,17 @@ def test_overlays_are_resources_of_their_own(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     with TestClient(create_app(load_work(None, ov)), raise_server_exceptions=False) as c:
         root = ld(c, "/api/dts/collection/")
-        assert root["totalChildren"] == 18 and root["member"][-1]["@id"] == "overlays"
-        col = ld(c, "/api/dts/collection/?id=overlays")
-        assert [m["@id"] for m in col["member"]] == ["overlay.kanripo"]
-        res = col["member"][0]
+        assert root["totalChildren"] == 17
+        assert {m["@id"]: m["totalChildren"] for m in root["member"]}["yili/xiangsheli"] == 2
+        col = ld(c, "/api/dts/collection/?id=yili/xiangsheli")
+        assert [m["@id"] for m in col["member"]] == ["xiangsheli", "overlay.kanripo"]
+        assert ld(c, "/api/dts/collection/?id=yili/dashe")["totalChildren"] == 1
+        res = col["member"][1]
         assert res["@type"] == "Resource" and res["citationTrees"] == [] and "kanripo" in res["title"]
-        assert [m["@id"] for m in ld(c, "/api/dts/collection/?id=overlay.kanripo&nav=parents")["member"]] == ["overlays"]
+        assert [m["@id"] for m in ld(c, "/api/dts/collection/?id=overlay.kanripo&nav=parents")["member"]] == ["yili/xiangsheli"]
         d = c.get("/api/dts/document/?resource=overlay.kanripo")
         assert d.status_code == 200 and d.content == (ov / "kanripo.xml").read_bytes()
-        assert d.headers["link"] == '</api/dts/collection/?id=overlay.kanripo>; rel="collection"'
+        assert d.headers["link"] == '<http://testserver/api/dts/collection/?id=overlay.kanripo>; rel="collection"'
         # no citation tree: an empty member, never an error; a fragment of it does not exist
         assert ld(c, "/api/dts/navigation/?resource=overlay.kanripo&down=1")["member"] == []
         ld(c, "/api/dts/document/?resource=overlay.kanripo&ref=1", 404)

@@ -1,10 +1,8 @@
-"""The web application of ``yili serve`` (docs/serve.md): routes, the reader thread, errors, bounds.
+"""The web application of ``yili serve`` (docs/serve.md): routes, errors, bounds.
 
-The work (:class:`~yili_corpus.api.Work`) is read by one thread of its own, the *reader*: its
-indexes are SQLite connections and its documents are parsed once and kept, neither of which may be
-shared between threads. Every request hands its job to the reader and awaits it, so the event loop
-keeps accepting clients while a job runs; the jobs are short (a section page is a few
-milliseconds once its chapter is open), and one that runs past :data:`REQUEST_SECONDS` gets a 503.
+The work (:class:`~yili_corpus.api.Work`) is read by one thread of its own, the
+:class:`~.reader.Reader`; the jobs are short (a section page is a few milliseconds once its
+chapter is open), and one that runs past its time bound gets a 503.
 
 No request can make the server do unbounded work: the URL (path and query) is at most
 :data:`MAX_URL_CHARS` characters, only GET and HEAD are answered, and each job has its time bound.
@@ -15,15 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import html
 import json
 import sys
-from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -35,37 +31,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..errors import YiliError
-
-T = TypeVar("T")
+from .reader import Reader
 
 #: The longest URL (path and query string, in characters) the server reads; a longer one is 414.
 MAX_URL_CHARS = 2000
 
-#: How long one job of the reader may take before its request is answered 503.
-REQUEST_SECONDS = 20.0
-
 STATIC = Path(__file__).with_name("static")
-
-
-class Reader:
-    """The work, read by one thread: ``await reader(fn, *args)`` runs ``fn(work, *args)`` there."""
-
-    def __init__(self, work: Any) -> None:
-        self.work = work
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="yili-reader")
-
-    async def __call__(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """The result of ``fn(work, *args, **kwargs)``, computed by the reader thread."""
-        loop = asyncio.get_running_loop()
-        job = loop.run_in_executor(self._pool, functools.partial(fn, self.work, *args, **kwargs))
-        try:
-            return await asyncio.wait_for(job, REQUEST_SECONDS)
-        except TimeoutError:
-            raise HTTPException(503, f"the answer took longer than {REQUEST_SECONDS:g} s; ask for less") from None
-
-    def close(self) -> None:
-        """Stop the reader thread (the application's shutdown)."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _warm(work: Any) -> None:
@@ -111,7 +82,8 @@ async def _yili_error(request: Request, exc: Exception) -> Response:
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:
-    print(f"yili serve: internal error on {request.url.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
+    what = " ".join(f"{type(exc).__name__}: {exc}".split())
+    print(f"yili serve: internal error on {request.url.path}: {what}", file=sys.stderr)
     return error_response(request, 500, "internal error (the server's log says more)")
 
 

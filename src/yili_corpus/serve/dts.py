@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -29,7 +30,7 @@ from .fragments import fragment, whole_units
 from .navigation import Tree, Trees, Unit, members
 
 if TYPE_CHECKING:  # app imports this module (its routes): no import back at run time
-    from .app import Reader
+    from .reader import Reader
 
 CONTEXT = "https://dtsapi.org/context/v1.0.json"
 VERSION = "1.0"
@@ -39,7 +40,9 @@ TEI_XML = "application/tei+xml"
 #: only, and the reading room is the html of a passage: it is not offered here).
 MEDIA_TYPES = [TEI_XML]
 ROOT_ID = "yili"
-OVERLAYS_ID = "overlays"
+#: A chapter's collection is ``yili/<chapter id>``; its members, the corpus's edition of the
+#: chapter (the Resource ``<chapter id>``) and the overlays imported into it.
+CHAPTER_PREFIX = ROOT_ID + "/"
 OVERLAY_PREFIX = "overlay."
 #: Members of a Collection answer per page.
 COLLECTION_PAGE_SIZE = 100
@@ -51,12 +54,24 @@ NAVIGATION = "/api/dts/navigation/"
 DOCUMENT = "/api/dts/document/"
 
 
-def entry_point() -> dict[str, Any]:
-    """The Entry endpoint's answer."""
-    return {"@context": CONTEXT, "dtsVersion": VERSION, "@id": "/api/dts/", "@type": "EntryPoint",
-            "collection": COLLECTION + "{?id,page,nav}",
-            "navigation": NAVIGATION + "{?resource,ref,start,end,down,tree,page}",
-            "document": DOCUMENT + "{?resource,ref,start,end,tree,mediaType}"}
+def entry_point(base: str = "") -> dict[str, Any]:
+    """The Entry endpoint's answer (``base``: the server's URL, so the templates are absolute)."""
+    return {"@context": CONTEXT, "dtsVersion": VERSION, "@id": base + "/api/dts/", "@type": "EntryPoint",
+            "collection": base + COLLECTION + "{?id,page,nav}",
+            "navigation": base + NAVIGATION + "{?resource,ref,start,end,down,tree,page}",
+            "document": base + DOCUMENT + "{?resource,ref,start,end,tree,mediaType}"}
+
+
+def ident(rid: str) -> str:
+    """An id as it stands in a URL's query (``yili/xiangsheli``: its slash kept, anything odd
+    percent-encoded)."""
+    return quote(rid, safe="/:")
+
+
+def base_url(request: Request) -> str:
+    """The server's URL as the client reached it (``http://127.0.0.1:8000``): the URI templates
+    are absolute, so a client can follow them without resolving them against the request."""
+    return str(request.base_url).rstrip("/")
 
 
 # -- parameters ---------------------------------------------------------------------------------
@@ -129,38 +144,59 @@ class Catalog:
         return self._headers[path]
 
     @staticmethod
-    def overlays(work: Any) -> dict[str, Path]:
-        """The imported overlays by resource id (``overlay.NAME``), sorted by name."""
+    def overlays(work: Any, chapter: str | None = None) -> dict[str, tuple[str, Path]]:
+        """The imported overlays by resource id (``overlay.NAME``), sorted by name, each with the
+        chapter it was imported into (an overlay that names none is the default chapter's); only
+        ``chapter``'s if given."""
         ids = work.ids
         if not ids:
             return {}
-        return {OVERLAY_PREFIX + ov.name: ov.path for ov in work.corpus(ids[0]).all_overlays}
+        out = {}
+        for ov in work.corpus(ids[0]).all_overlays:
+            cid = ov.chapter or work.default
+            if chapter is None or cid == chapter:
+                out[OVERLAY_PREFIX + ov.name] = (cid, ov.path)
+        return out
 
     def path(self, work: Any, rid: str) -> Path | None:
         """The TEI of the resource ``rid``, or None if there is no such resource."""
         if rid in work.catalog.teis and rid in work.ids:
             return work.catalog.teis[rid]
         if rid.startswith(OVERLAY_PREFIX):
-            return self.overlays(work).get(rid)
+            found = self.overlays(work).get(rid)
+            return found[1] if found else None
+        return None
+
+    @staticmethod
+    def chapter_of(work: Any, cid: str) -> str | None:
+        """The chapter whose collection ``cid`` is (``yili/xiangsheli`` → xiangsheli), or None."""
+        if cid.startswith(CHAPTER_PREFIX) and cid[len(CHAPTER_PREFIX):] in work.ids:
+            return cid[len(CHAPTER_PREFIX):]
         return None
 
     def children(self, work: Any, cid: str) -> list[str]:
         """The members of the collection ``cid``."""
         if cid == ROOT_ID:
-            return list(work.ids) + ([OVERLAYS_ID] if self.overlays(work) else [])
-        if cid == OVERLAYS_ID:
-            return list(self.overlays(work))
+            return [CHAPTER_PREFIX + c for c in work.ids]
+        chapter = self.chapter_of(work, cid)
+        if chapter:
+            return [chapter, *self.overlays(work, chapter)]
         return []
 
     def parents(self, work: Any, rid: str) -> list[str]:
         """The collections ``rid`` is a member of."""
         if rid == ROOT_ID:
             return []
-        return [OVERLAYS_ID] if rid.startswith(OVERLAY_PREFIX) else [ROOT_ID]
+        if self.chapter_of(work, rid):
+            return [ROOT_ID]
+        if rid.startswith(OVERLAY_PREFIX):
+            found = self.overlays(work).get(rid)
+            return [CHAPTER_PREFIX + found[0]] if found else []
+        return [CHAPTER_PREFIX + rid]
 
     def exists(self, work: Any, rid: str) -> bool:
         """Whether ``rid`` is a collection or resource of the work."""
-        return rid == ROOT_ID or (rid == OVERLAYS_ID and bool(self.overlays(work))) or self.path(work, rid) is not None
+        return rid == ROOT_ID or self.chapter_of(work, rid) is not None or self.path(work, rid) is not None
 
     def work_title(self, work: Any) -> str:
         """The work's title (the chapters' headers: ``title type="work"``)."""
@@ -170,18 +206,25 @@ class Catalog:
                 return t
         return ROOT_ID
 
-    def obj(self, work: Any, rid: str) -> dict[str, Any]:
-        """The Collection or Resource object of ``rid`` (without ``member``)."""
-        if rid in (ROOT_ID, OVERLAYS_ID):
-            title = self.work_title(work) if rid == ROOT_ID else "Overlays (yili import)"
+    def obj(self, work: Any, rid: str, base: str = "") -> dict[str, Any]:
+        """The Collection or Resource object of ``rid`` (without ``member``); its templates and
+        links absolute under ``base``."""
+        col, nav, doc = base + COLLECTION, base + NAVIGATION, base + DOCUMENT
+        chapter = self.chapter_of(work, rid)
+        if rid == ROOT_ID or chapter:
+            if chapter:
+                info = self.info(work.catalog.teis[chapter])
+                title = info.title or chapter
+            else:
+                title = self.work_title(work)
             out: dict[str, Any] = {"@id": rid, "@type": "Collection", "dtsVersion": VERSION, "title": title,
                                    "totalParents": len(self.parents(work, rid)),
                                    "totalChildren": len(self.children(work, rid)),
-                                   "collection": f"{COLLECTION}?id={rid}{{&page,nav}}"}
-            if rid == ROOT_ID:
-                out["dublinCore"] = {"title": [{"lang": "zh-Hans", "value": title}]}
-            else:
-                out["description"] = "Translations and witnesses the user imported (yili import), one TEI each"
+                                   "collection": f"{col}?id={ident(rid)}{{&page,nav}}"}
+            out["dublinCore"] = {"title": [{"lang": "zh-Hans", "value": title}]}
+            if chapter:
+                out["description"] = (f"{title}: the corpus's edition (the Resource {chapter}) and the "
+                                      "translations and witnesses imported into the chapter (yili import)")
             return out
         path = self.path(work, rid)
         assert path is not None
@@ -200,11 +243,12 @@ class Catalog:
             dc["title"] = [{"lang": "en", "value": title}]
         if dc:
             out["dublinCore"] = dc
+        q = ident(rid)
         out.update({
-            "collection": f"{COLLECTION}?id={rid}{{&page,nav}}",
-            "navigation": f"{NAVIGATION}?resource={rid}{{&ref,down,start,end,tree,page}}",
-            "document": f"{DOCUMENT}?resource={rid}{{&ref,start,end,tree,mediaType}}",
-            "download": f"{DOCUMENT}?resource={rid}",
+            "collection": f"{col}?id={q}{{&page,nav}}",
+            "navigation": f"{nav}?resource={q}{{&ref,down,start,end,tree,page}}",
+            "document": f"{doc}?resource={q}{{&ref,start,end,tree,mediaType}}",
+            "download": f"{doc}?resource={q}",
             "citationTrees": citation_trees(info),
             "mediaTypes": list(MEDIA_TYPES),
         })
@@ -219,7 +263,10 @@ def _resource_tree(work: Any, catalog: Catalog, trees: Trees, request: Request) 
         raise HTTPException(400, "resource is required (a chapter id such as xiangsheli)")
     path = catalog.path(work, rid)
     if path is None:
-        raise HTTPException(404, f"no resource {rid[:60]!r}: the resources are {', '.join(work.ids)} (and overlay.NAME)")
+        hint = (f" ({rid} is a chapter's collection: its edition is the resource {catalog.chapter_of(work, rid)})"
+                if catalog.chapter_of(work, rid) else "")
+        raise HTTPException(404, f"no resource {rid[:60]!r}{hint}: the resources are the chapters "
+                                 f"({', '.join(work.ids)}) and the overlays (overlay.NAME)")
     tree = trees(path) if citation_trees(catalog.info(path)) else None
     tree_name = param(request, "tree")
     if tree_name is not None:
@@ -251,7 +298,7 @@ def routes(reader: Reader) -> list[BaseRoute]:
         return JSONResponse(body, media_type=LD_JSON)
 
     async def entry(request: Request) -> JSONResponse:
-        return ld(entry_point())
+        return ld(entry_point(base_url(request)))
 
     def collection_job(work: Any, request: Request) -> dict[str, Any]:
         rid = param(request, "id") or ROOT_ID
@@ -260,11 +307,12 @@ def routes(reader: Reader) -> list[BaseRoute]:
             raise HTTPException(400, f"nav must be children or parents, not {nav[:40]!r}")
         if not catalog.exists(work, rid):
             raise HTTPException(404, f"no collection or resource {rid[:60]!r}")
-        out: dict[str, Any] = {"@context": CONTEXT, **catalog.obj(work, rid)}
+        base = base_url(request)
+        out: dict[str, Any] = {"@context": CONTEXT, **catalog.obj(work, rid, base)}
         ids = catalog.children(work, rid) if nav == "children" else catalog.parents(work, rid)
         page = paginate(request, ids, COLLECTION_PAGE_SIZE, out)
         if ids or out["@type"] == "Collection" or nav == "parents":
-            out["member"] = [catalog.obj(work, m) for m in page]
+            out["member"] = [catalog.obj(work, m, base) for m in page]
         return out
 
     async def collection(request: Request) -> JSONResponse:
@@ -276,7 +324,7 @@ def routes(reader: Reader) -> list[BaseRoute]:
         rid, _path, tree = _resource_tree(work, catalog, trees, request)
         out: dict[str, Any] = {"@context": CONTEXT, "dtsVersion": VERSION, "@type": "Navigation",
                                "@id": str(request.url)}
-        res = catalog.obj(work, rid)
+        res = catalog.obj(work, rid, base_url(request))
         out["resource"] = {k: res[k] for k in ("@id", "@type", "title", "collection", "navigation", "document",
                                                "citationTrees", "mediaTypes") if k in res}
         if tree is None:  # a resource without a citation tree: an empty member, never an error
@@ -320,7 +368,7 @@ def routes(reader: Reader) -> list[BaseRoute]:
     async def document(request: Request) -> Response:
         rid, body = await reader(document_job, request)
         return Response(body, media_type=TEI_XML,
-                        headers={"Link": f'<{COLLECTION}?id={rid}>; rel="collection"'})
+                        headers={"Link": f'<{base_url(request)}{COLLECTION}?id={ident(rid)}>; rel="collection"'})
 
     return [Route("/api/dts/", entry), Route("/api/dts", entry),
             Route(COLLECTION, collection), Route(COLLECTION.rstrip("/"), collection),

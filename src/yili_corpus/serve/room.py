@@ -13,7 +13,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from . import pages
-from .app import Reader
+from .reader import Reader
 from .reading import Missing, Room
 
 
