@@ -74,6 +74,8 @@ SECTIONS: list[tuple[str, str, list[str], int]] = [
     ("import witness", "Collate your own edition into an overlay (apparatus, layer `zhu:NAME`); see docs/import.md.",
      [], 0),
     ("overlays", "List the overlays; `yili overlays remove NAME` removes one.", [], 0),
+    ("serve", "The reading room in the browser and the corpus as a DTS 1.0 API, on this machine "
+     "(read-only, offline); see docs/serve.md and docs/dts.md.", [], 0),
 ]
 
 
