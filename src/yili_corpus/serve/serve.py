@@ -25,11 +25,12 @@ def run(work: Any, sock: socket.socket, say: Callable[[str], None] = print) -> N
     sock.listen(2048)  # clients that come before uvicorn has started wait in the queue
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    say(f"yili serve: the reading room at http://{shown}:{port}/ and the DTS API at "
-        f"http://{shown}:{port}/api/dts/ (Ctrl-C stops it)")
-    if not _loopback(host):
-        say(f"yili serve: listening on {host}, not only this machine: anyone who can reach it can read the corpus")
-    try:
+    try:  # from the first line on, Ctrl-C is the normal stop (a reader may press it at once)
+        say(f"yili serve: the reading room at http://{shown}:{port}/ and the DTS API at "
+            f"http://{shown}:{port}/api/dts/ (Ctrl-C stops it)")
+        if not _loopback(host):
+            say(f"yili serve: listening on {host}, not only this machine: anyone who can reach it can "
+                "read the corpus")
         config = uvicorn.Config(create_app(work), log_level="warning", access_log=False,
                                 limit_concurrency=200, timeout_keep_alive=5, server_header=False)
         uvicorn.Server(config).run(sockets=[sock])
