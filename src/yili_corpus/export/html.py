@@ -271,7 +271,8 @@ class _Page:
     def render(self) -> str:
         lay = self.lay
         title = self.title()
-        grid = f":root{{--main:{1 - self.share():.3f}fr;--side:{self.share():.3f}fr}}"
+        share = self.share()
+        grid = f":root{{--main:{1 - share:.3f}fr;--side:{share:.3f}fr}}"
         hide = "".join(f".hide-{slug(k)} .l-{slug(k)}{{display:none}}" for k in lay.layers)
         toggles = "".join(
             f'<label><input type="checkbox" data-layer="{slug(k)}" checked> {_e(layer_name(k))}</label>'

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import html
 import json
 import sys
 from collections.abc import AsyncIterator
@@ -31,6 +30,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..errors import YiliError
+from . import pages
 from .reader import Reader
 
 #: The longest URL (path and query string, in characters) the server reads; a longer one is 414.
@@ -58,15 +58,12 @@ def is_api(path: str) -> bool:
 
 
 def error_response(request: Request, status: int, message: str) -> Response:
-    """The answer to an error: ``{"status", "message"}`` as JSON under /api/, else a small page."""
+    """The answer to an error: ``{"status", "message"}`` as JSON under /api/, else the room's error
+    page (:func:`.pages.error`)."""
     message = " ".join(str(message).split())[:300]
     if is_api(request.url.path):
         return JSONResponse({"status": status, "message": message}, status_code=status)
-    body = (f'<!doctype html><html lang="zh-Hans"><head><meta charset="utf-8"><title>{status}</title>'
-            '<link rel="stylesheet" href="/static/room.css"></head><body class="error-page"><main>'
-            f"<h1>{status}</h1><p class=\"message\">{html.escape(message)}</p>"
-            '<p><a href="/">回到目录 · the contents</a></p></main></body></html>')
-    return HTMLResponse(body, status_code=status)
+    return HTMLResponse(pages.error(status, message), status_code=status)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -166,8 +166,15 @@ def search(query: str | None, *, script: str, layer: str = "", chapter: str = ""
                  data={"page": "search"}, query=query)
 
 
+def error(status: int, message: str, links: list[tuple[str, str]] | None = None, script: str = "hans") -> str:
+    """An error page: the status, the one-line reason, ``links`` (href, label) to what exists and
+    the contents."""
+    more = "".join(f'<a href="{_e(h)}">{_e(t)}</a> · ' for h, t in links or [])
+    body = (f'<main class="error-page"><h1>{status}</h1><p class="message">{_e(message)}</p>'
+            f'<p>{more}<a href="/">目录 · the contents</a></p></main>')
+    return shell(str(status), body, script)
+
+
 def missing(message: str, href: str, label: str, script: str) -> str:
     """A place the chapter lacks: the reason and a link to what exists (a 404 page)."""
-    body = (f'<main class="error-page"><h1>404</h1><p class="message">{_e(message)}</p>'
-            f'<p><a href="{_e(href)}">{_e(label)}</a> · <a href="/">目录 · the contents</a></p></main>')
-    return shell("404", body, script)
+    return error(404, message, [(href, label)], script)
